@@ -1,0 +1,116 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Every target is built in the Swift 6 language mode (strict concurrency checking is part of it).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "vouch",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "VouchProtocol", targets: ["VouchProtocol"]),
+        .library(name: "VouchTokens", targets: ["VouchTokens"]),
+        .library(name: "VouchStore", targets: ["VouchStore"]),
+        .library(name: "VouchServer", targets: ["VouchServer"]),
+        .executable(name: "vouch", targets: ["vouch"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    ],
+    targets: [
+        .target(
+            name: "VouchProtocol",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchTokens",
+            dependencies: [
+                "VouchProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchStore",
+            dependencies: [
+                "VouchProtocol",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchServer",
+            dependencies: [
+                "VouchProtocol",
+                "VouchTokens",
+                "VouchStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "vouch",
+            dependencies: [
+                "VouchProtocol",
+                "VouchTokens",
+                "VouchServer",
+                "VouchStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchProtocolTests",
+            dependencies: ["VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchTokensTests",
+            dependencies: [
+                "VouchTokens",
+                "VouchProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchStoreTests",
+            dependencies: ["VouchStore", "VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchServerTests",
+            dependencies: [
+                "VouchServer",
+                "VouchStore",
+                "VouchTokens",
+                "VouchProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchCLITests",
+            dependencies: ["VouchTokens", "VouchProtocol"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,197 @@
+/// Bodies of the admin API (PROTOCOL §4). Request fields are optional so that a missing one is
+/// answered with `missing_property` naming it.
+
+public struct CreateAppRequest: Codable, Sendable, Equatable {
+    public var name: String?
+    public var sessionTTLSeconds: Int64?
+
+    public init(name: String?, sessionTTLSeconds: Int64? = nil) {
+        self.name = name
+        self.sessionTTLSeconds = sessionTTLSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case sessionTTLSeconds = "session_ttl_seconds"
+    }
+}
+
+/// `PATCH /admin/apps/<uuid>`: only the fields present change.
+public typealias UpdateAppRequest = CreateAppRequest
+
+public struct AppResponse: Codable, Sendable, Equatable {
+    /// `layer:///apps/<uuid>`.
+    public var id: String
+    public var name: String
+    public var sessionTTLSeconds: Int64
+    public var createdAt: String
+
+    public init(id: String, name: String, sessionTTLSeconds: Int64, createdAt: String) {
+        self.id = id
+        self.name = name
+        self.sessionTTLSeconds = sessionTTLSeconds
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case sessionTTLSeconds = "session_ttl_seconds"
+        case createdAt = "created_at"
+    }
+}
+
+public struct CreateProviderRequest: Codable, Sendable, Equatable {
+    public var name: String?
+    public init(name: String?) { self.name = name }
+}
+
+public struct ProviderResponse: Codable, Sendable, Equatable {
+    /// `layer:///providers/<uuid>`.
+    public var id: String
+    public var name: String
+    /// `layer:///apps/<uuid>` of every app the provider may vouch for.
+    public var appIDs: [String]
+
+    public init(id: String, name: String, appIDs: [String]) {
+        self.id = id
+        self.name = name
+        self.appIDs = appIDs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case appIDs = "app_ids"
+    }
+}
+
+/// `POST /admin/providers/<uuid>/keys`: either a PEM public key, or `generate: true`.
+public struct CreateKeyRequest: Codable, Sendable, Equatable {
+    public var publicKey: String?
+    public var generate: Bool?
+
+    public init(publicKey: String? = nil, generate: Bool? = nil) {
+        self.publicKey = publicKey
+        self.generate = generate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case publicKey = "public_key"
+        case generate
+    }
+}
+
+public struct KeyResponse: Codable, Sendable, Equatable {
+    /// `layer:///keys/<uuid>`.
+    public var id: String
+    /// `layer:///providers/<uuid>`.
+    public var providerID: String
+    public var status: KeyStatus
+    public var algorithm: String
+    /// `sha256:` + hex of the SHA-256 of the public key's DER (SubjectPublicKeyInfo).
+    public var fingerprint: String
+    /// The public key, PEM.
+    public var publicKey: String?
+    /// Only in the answer to `generate: true`, and only that once: the server does not keep it.
+    public var privateKey: String?
+
+    public init(id: String, providerID: String, status: KeyStatus, algorithm: String = "RS256",
+                fingerprint: String, publicKey: String? = nil, privateKey: String? = nil) {
+        self.id = id
+        self.providerID = providerID
+        self.status = status
+        self.algorithm = algorithm
+        self.fingerprint = fingerprint
+        self.publicKey = publicKey
+        self.privateKey = privateKey
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, algorithm, fingerprint
+        case providerID = "provider_id"
+        case publicKey = "public_key"
+        case privateKey = "private_key"
+    }
+}
+
+public struct UpdateKeyRequest: Codable, Sendable, Equatable {
+    /// `active` or `disabled` (deletion is `DELETE`).
+    public var status: String?
+    public init(status: String?) { self.status = status }
+}
+
+/// `201` of `POST /admin/apps/<uuid>/registration-secrets`; the secret is shown this once.
+public struct RegistrationSecretResponse: Codable, Sendable, Equatable {
+    public var applicationKey: String
+    /// Base64 (standard, padded) of 32 random bytes.
+    public var applicationSecret: String
+
+    public init(applicationKey: String, applicationSecret: String) {
+        self.applicationKey = applicationKey
+        self.applicationSecret = applicationSecret
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case applicationKey = "application_key"
+        case applicationSecret = "application_secret"
+    }
+}
+
+public struct UserStatusResponse: Codable, Sendable, Equatable {
+    public var user: Identity
+    public var suspended: Bool
+    public var activeSessions: Int
+
+    public init(user: Identity, suspended: Bool, activeSessions: Int) {
+        self.user = user
+        self.suspended = suspended
+        self.activeSessions = activeSessions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user, suspended
+        case activeSessions = "active_sessions"
+    }
+}
+
+public struct UpdateUserRequest: Codable, Sendable, Equatable {
+    public var suspended: Bool?
+    public init(suspended: Bool?) { self.suspended = suspended }
+}
+
+/// `POST /admin/tools/validate-identity-token`.
+public typealias ValidateTokenRequest = CreateSessionRequest
+
+public struct ValidateTokenResponse: Codable, Sendable, Equatable {
+    public struct Finding: Codable, Sendable, Equatable {
+        public var reason: RejectionReason
+        public var message: String
+        public var param: String?
+        public var claim: String?
+        public var hint: String?
+
+        public init(_ rejection: TokenRejection) {
+            reason = rejection.reason
+            message = rejection.message
+            param = rejection.param
+            claim = rejection.claim
+            hint = rejection.hint
+        }
+    }
+
+    public var valid: Bool
+    /// Every problem found, ordered as PROTOCOL §5.4: the first is what `POST /sessions` answers.
+    public var reasons: [Finding]
+    /// The decoded header and claims (untrusted; empty objects when they could not be decoded).
+    public var header: [String: JSONValue]
+    public var claims: [String: JSONValue]
+    /// `layer` or `sinch` (an extension: which profile judged the token), `nil` when unparsable.
+    public var profile: String?
+
+    public init(valid: Bool, reasons: [Finding], header: [String: JSONValue], claims: [String: JSONValue], profile: String?) {
+        self.valid = valid
+        self.reasons = reasons
+        self.header = header
+        self.claims = claims
+        self.profile = profile
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The `layer:///…` identifiers of PROTOCOL §1.
+///
+/// Output is always the canonical, lower-case URI; input also accepts the bare UUID in any case,
+/// because operators paste ids from dashboards and logs in whatever form they found them.
+public enum LayerID {
+    public static let appPrefix = "layer:///apps/"
+    public static let providerPrefix = "layer:///providers/"
+    public static let keyPrefix = "layer:///keys/"
+    public static let identityPrefix = "layer:///identities/"
+
+    public static func app(_ id: UUID) -> String { appPrefix + id.lowercased }
+    public static func provider(_ id: UUID) -> String { providerPrefix + id.lowercased }
+    public static func key(_ id: UUID) -> String { keyPrefix + id.lowercased }
+
+    /// The identity URI of a user id, percent-escaped so that any UTF-8 user id yields one valid URI.
+    public static func identity(_ userID: String) -> String {
+        identityPrefix + (userID.addingPercentEncoding(withAllowedCharacters: unreservedCharacters) ?? userID)
+    }
+
+    /// Parses `layer:///apps/<uuid>` or a bare UUID.
+    public static func parseApp(_ text: String) -> UUID? { parse(text, prefix: appPrefix) }
+    /// Parses `layer:///providers/<uuid>` or a bare UUID.
+    public static func parseProvider(_ text: String) -> UUID? { parse(text, prefix: providerPrefix) }
+    /// Parses `layer:///keys/<uuid>` or a bare UUID.
+    public static func parseKey(_ text: String) -> UUID? { parse(text, prefix: keyPrefix) }
+
+    /// A UUID in its 8-4-4-4-12 hexadecimal spelling, any case; nothing else (Foundation's parser is
+    /// already strict about the shape, this only keeps it from seeing prefixes).
+    public static func parseUUID(_ text: some StringProtocol) -> UUID? {
+        guard text.utf8.count == 36 else { return nil }
+        return UUID(uuidString: String(text))
+    }
+
+    static func parse(_ text: String, prefix: String) -> UUID? {
+        if text.hasPrefix(prefix) { return parseUUID(text.dropFirst(prefix.count)) }
+        return parseUUID(text)
+    }
+
+    /// RFC 3986 unreserved characters: everything else in a user id is percent-escaped.
+    static let unreservedCharacters = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}
+
+extension UUID {
+    /// The lower-case spelling PROTOCOL §1 prescribes for output.
+    public var lowercased: String { uuidString.lowercased() }
+}

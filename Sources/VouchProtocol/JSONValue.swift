@@ -1,0 +1,112 @@
+import Foundation
+
+/// Any JSON value, for the parts of the protocol whose shape is open: the `data` of an error body,
+/// and a token's header and claims as the validation tool shows them.
+///
+/// Numbers keep their literal spelling, because the token rules depend on it: `1700000000`,
+/// `1700000000.0` and `1.7e9` are the same value but only the first is an integer claim.
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// The value as an integer when it is written as one (no fraction, no exponent) and fits.
+    public var integerValue: Int64? {
+        if case .number(let number) = self { return number.integerValue }
+        return nil
+    }
+
+    /// A name for the JSON type, for messages ("string", "number", …).
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
+
+/// A JSON number as written.
+public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
+    /// The literal, e.g. `-12`, `3.5`, `1e9`.
+    public let literal: String
+
+    public init(literal: String) { self.literal = literal }
+    public init(_ value: Int64) { self.literal = String(value) }
+
+    /// Whether the literal has neither fraction nor exponent.
+    public var isIntegerLiteral: Bool {
+        !literal.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+    }
+
+    /// The value when written as an integer that fits in 64 bits.
+    public var integerValue: Int64? { isIntegerLiteral ? Int64(literal) : nil }
+
+    public var doubleValue: Double? { Double(literal) }
+
+    public var description: String { literal }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .number(JSONNumber(value))
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(JSONNumber(literal: String(value)))
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let number):
+            // Foundation cannot write a literal as is: integers stay exact, other finite values go
+            // as doubles, and what no double can hold (1e400) is shown as its text.
+            if let integer = number.integerValue {
+                try container.encode(integer)
+            } else if let double = number.doubleValue, double.isFinite {
+                try container.encode(double)
+            } else {
+                try container.encode(number.literal)
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let values): try container.encode(values)
+        case .object(let members): try container.encode(members)
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .number(JSONNumber(value)) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}

@@ -1,0 +1,100 @@
+import VouchProtocol
+
+/// The type and value rules that both profiles apply to claims, in the three passes that keep the
+/// order of PROTOCOL §5.4: first every missing claim (#13), then every wrongly typed one (#14),
+/// then every bad value (#15) — so that a token with a missing `exp` and a bad `prn` is told about
+/// `exp` first, whichever claim a loop happens to reach first.
+struct ClaimRules {
+    enum Kind {
+        case string
+        case integer
+    }
+
+    struct Rule {
+        let name: String
+        let kind: Kind
+        let required: Bool
+    }
+
+    /// Latest instant a time claim may name: 9999-12-31T23:59:59Z.
+    static let latestTime: Int64 = 253_402_300_799
+    /// `iat` values above this are almost certainly milliseconds (it is the year 5138 in seconds).
+    static let millisecondsThreshold: Int64 = 100_000_000_000
+
+    let claims: [String: JSONValue]
+    let rules: [Rule]
+
+    /// Passes #13 and #14; returns the names that are present with the right type. A `null`
+    /// optional claim counts as absent; a `null` required claim has the wrong type.
+    func checkPresenceAndTypes(_ findings: inout Findings) throws(Findings.Stop) -> Set<String> {
+        for rule in rules where rule.required && claims[rule.name] == nil {
+            try findings.add(.claimNotFound, claim: rule.name)
+        }
+        var usable = Set<String>()
+        for rule in rules {
+            guard let value = claims[rule.name] else { continue }
+            if case .null = value, !rule.required { continue }
+            let rightType = switch rule.kind {
+            case .string: value.stringValue != nil
+            case .integer: if case .number(let number) = value { number.isIntegerLiteral } else { false }
+            }
+            if rightType {
+                usable.insert(rule.name)
+            } else {
+                try findings.add(.claimWrongType, claim: rule.name)
+            }
+        }
+        return usable
+    }
+
+    func string(_ name: String) -> String? { claims[name]?.stringValue }
+
+    /// An integer claim's value when it is usable: written as an integer and within 0…9999-12-31.
+    /// Adds #15 otherwise (an integer too large for 64 bits is a wrong value, not a wrong type).
+    func time(_ name: String, usable: Set<String>, _ findings: inout Findings) throws(Findings.Stop) -> Int64? {
+        guard usable.contains(name), case .number(let number) = claims[name] else { return nil }
+        guard let value = number.integerValue, (0...Self.latestTime).contains(value) else {
+            try findings.add(.claimWrongValue, claim: name, hint: "must be Unix seconds between 0 and \(Self.latestTime)")
+            return nil
+        }
+        return value
+    }
+
+    /// Adds #15 when a string claim is empty, longer than `maximumBytes` or has control characters.
+    @discardableResult
+    func checkText(_ name: String, usable: Set<String>, maximumBytes: Int, allowEmpty: Bool = false,
+                   _ findings: inout Findings) throws(Findings.Stop) -> String? {
+        guard usable.contains(name), let text = string(name) else { return nil }
+        if text.isEmpty && !allowEmpty {
+            try findings.add(.claimWrongValue, claim: name, hint: "must not be empty")
+            return nil
+        }
+        if text.utf8.count > maximumBytes {
+            try findings.add(.claimWrongValue, claim: name, hint: "longer than \(maximumBytes) bytes")
+            return nil
+        }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            try findings.add(.claimWrongValue, claim: name, hint: "contains control characters")
+            return nil
+        }
+        return text
+    }
+}
+
+/// The time rules #18–#19 both profiles share.
+struct TimeRules {
+    let now: Int64
+    let leeway: Int64
+
+    func check(issuedAt: Int64?, expiresAt: Int64?, _ findings: inout Findings) throws(Findings.Stop) {
+        if let expiresAt, now >= expiresAt + leeway {
+            try findings.add(.expired, claim: "exp")
+        }
+        if let issuedAt, issuedAt > now + leeway {
+            let hint = issuedAt > ClaimRules.millisecondsThreshold
+                ? "`iat` looks like milliseconds since 1970; it must be in seconds"
+                : "`iat` is \(issuedAt - now) s ahead of the server clock (server_time)"
+            try findings.add(.notBefore, claim: "iat", hint: hint)
+        }
+    }
+}

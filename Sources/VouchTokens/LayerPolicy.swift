@@ -1,0 +1,130 @@
+import Foundation
+import VouchProtocol
+
+/// The Layer identity-token profile (PROTOCOL §5.1): RS256 with a provider's registered key.
+///
+/// Everything is checked in the order of §5.4. `iss` names the provider, but it is only believed
+/// after the signature made with the key named in `kid` holds, and then it must be that key's
+/// provider: a provider cannot vouch with another provider's key.
+struct LayerPolicy {
+    static let contentType = "layer-eit;v=1"
+    static let maximumUserIDBytes = 255
+    static let maximumNameBytes = 128
+    static let maximumAvatarURLBytes = 1024
+    static let maximumNonceBytes = 1024
+
+    let jws: CompactJWS
+    let appID: UUID
+    let now: Int64
+    let leeway: Int64
+
+    func evaluate(context: some VerificationContext, findings: inout Findings) async throws -> VerifiedToken? {
+        // #5–#7
+        try HeaderRules(header: jws.header, parameters: [
+            .init(name: "typ", expected: "JWT", required: true),
+            .init(name: "alg", expected: "RS256", required: true),
+            .init(name: "cty", expected: Self.contentType, required: true),
+        ], otherRequired: ["kid"]).check(&findings)
+
+        // #8–#11: the key named in `kid`.
+        var key: LayerVerificationKey?
+        if let kid = jws.header["kid"]?.stringValue, let keyID = try resolveKeyID(kid, &findings) {
+            key = try await context.layerKey(id: keyID)
+            switch key?.status {
+            case nil: try findings.add(.keyNotFound, param: "kid")
+            case .deleted: try findings.add(.keyDeleted, param: "kid")
+            case .disabled: try findings.add(.keyDisabled, param: "kid")
+            case .active: break
+            }
+        }
+
+        // #12: RS256 whatever `alg` says; the profile fixes the algorithm.
+        var signatureHolds = false
+        if let key {
+            signatureHolds = RS256.isValid(signature: jws.signature, for: jws.signingInput, publicKey: key.publicKey)
+            if !signatureHolds { try findings.add(.signatureVerificationFailed) }
+        }
+
+        // #13–#15
+        let rules = ClaimRules(claims: jws.claims, rules: [
+            .init(name: "iss", kind: .string, required: true),
+            .init(name: "prn", kind: .string, required: true),
+            .init(name: "iat", kind: .integer, required: true),
+            .init(name: "exp", kind: .integer, required: true),
+            .init(name: "nce", kind: .string, required: true),
+            .init(name: "display_name", kind: .string, required: false),
+            .init(name: "first_name", kind: .string, required: false),
+            .init(name: "last_name", kind: .string, required: false),
+            .init(name: "avatar_url", kind: .string, required: false),
+        ])
+        let usable = try rules.checkPresenceAndTypes(&findings)
+        let userID = try rules.checkText("prn", usable: usable, maximumBytes: Self.maximumUserIDBytes, &findings)
+        let issuedAt = try rules.time("iat", usable: usable, &findings)
+        let expiresAt = try rules.time("exp", usable: usable, &findings)
+        let nonce = try rules.checkText("nce", usable: usable, maximumBytes: Self.maximumNonceBytes, &findings)
+        var identity = IdentityClaims()
+        identity.displayName = try rules.checkText("display_name", usable: usable, maximumBytes: Self.maximumNameBytes, allowEmpty: true, &findings)
+        identity.firstName = try rules.checkText("first_name", usable: usable, maximumBytes: Self.maximumNameBytes, allowEmpty: true, &findings)
+        identity.lastName = try rules.checkText("last_name", usable: usable, maximumBytes: Self.maximumNameBytes, allowEmpty: true, &findings)
+        identity.avatarURL = try rules.checkText("avatar_url", usable: usable, maximumBytes: Self.maximumAvatarURLBytes, allowEmpty: true, &findings)
+
+        // #16–#17: only now is `iss` believed.
+        var providerID: UUID?
+        if signatureHolds, let key, let issuer = rules.string("iss") {
+            providerID = try await checkProvider(issuer, key: key, context: context, &findings)
+        }
+
+        // #18–#19
+        try TimeRules(now: now, leeway: leeway).check(issuedAt: issuedAt, expiresAt: expiresAt, &findings)
+
+        // #21, #23: lookups by claim, only for a signed token.
+        guard signatureHolds else { return nil }
+        if let nonce, try await !context.isNonceUsable(nonce, now: now) {
+            try findings.add(.nonceNotFound, claim: "nce")
+        }
+        if let userID, try await context.isUserSuspended(appID: appID, userID: userID) {
+            try findings.add(.userSuspended, claim: "prn")
+        }
+
+        guard findings.isEmpty, let key, let providerID, let userID, let nonce, let issuedAt, let expiresAt else {
+            return nil
+        }
+        return VerifiedToken(profile: .layer, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
+                             identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil)
+    }
+
+    /// #8/#9: `layer:///keys/<uuid>` or a bare UUID. A `layer:///keys/` prefix with anything but a
+    /// UUID after it is malformed; anything else (paths, SQL, other schemes) names no key.
+    private func resolveKeyID(_ kid: String, _ findings: inout Findings) throws(Findings.Stop) -> UUID? {
+        if kid.hasPrefix(LayerID.keyPrefix) {
+            guard let id = LayerID.parseUUID(kid.dropFirst(LayerID.keyPrefix.count)) else {
+                try findings.add(.keyMalformed, param: "kid")
+                return nil
+            }
+            return id
+        }
+        guard let id = LayerID.parseUUID(kid) else {
+            try findings.add(.keyNotFound, param: "kid")
+            return nil
+        }
+        return id
+    }
+
+    private func checkProvider(_ issuer: String, key: LayerVerificationKey, context: some VerificationContext,
+                               _ findings: inout Findings) async throws -> UUID? {
+        guard let providerID = LayerID.parseProvider(issuer), providerID == key.providerID else {
+            try findings.add(.providerNotFound, claim: "iss")
+            return nil
+        }
+        switch try await context.providerBinding(providerID: providerID, appID: appID) {
+        case .unknownProvider:
+            try findings.add(.providerNotFound, claim: "iss")
+            return nil
+        case .notBound:
+            try findings.add(.providerNotBoundToApp, claim: "iss")
+            return nil
+        case .bound:
+            return providerID
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import VouchProtocol
+import _CryptoExtras
+
+/// Mints Layer identity tokens: what an app's backend runs after it has authenticated its user
+/// its own way, to vouch for that user to the realtime service.
+public struct LayerTokenMinter: Sendable {
+    public let providerID: UUID
+    public let keyID: UUID
+    private let privateKey: _RSA.Signing.PrivateKey
+
+    public init(privateKey: _RSA.Signing.PrivateKey, providerID: UUID, keyID: UUID) throws(MintingError) {
+        guard privateKey.keySizeInBits >= RS256.minimumKeySize else { throw .keyTooSmall(bits: privateKey.keySizeInBits) }
+        self.privateKey = privateKey
+        self.providerID = providerID
+        self.keyID = keyID
+    }
+
+    /// - Parameter privateKeyPEM: PKCS#1 or PKCS#8 PEM.
+    public init(privateKeyPEM: String, providerID: UUID, keyID: UUID) throws(MintingError) {
+        try self.init(privateKey: RSAKeyPair.privateKey(pem: privateKeyPEM), providerID: providerID, keyID: keyID)
+    }
+
+    /// A token for `userID`, bound to the server-issued `nonce`.
+    ///
+    /// - Parameters:
+    ///   - issuedAt: Unix seconds; the current time by default.
+    ///   - ttl: seconds until `exp`; short by design (the token is exchanged at once), 60…86400.
+    public func mint(userID: String, nonce: String, issuedAt: Int64 = Int64(Date().timeIntervalSince1970),
+                     ttl: Int64 = 120, identity: IdentityClaims = IdentityClaims()) throws -> String {
+        guard (1...LayerPolicy.maximumUserIDBytes).contains(userID.utf8.count), !Self.hasControlCharacters(userID) else {
+            throw MintingError.invalidUserID("1…255 bytes of UTF-8 without control characters")
+        }
+        guard (1...LayerPolicy.maximumNonceBytes).contains(nonce.utf8.count), !Self.hasControlCharacters(nonce) else {
+            throw MintingError.invalidNonce
+        }
+        guard (60...86_400).contains(ttl) else { throw MintingError.invalidTTL(ttl) }
+
+        let header: [String: JSONValue] = [
+            "typ": "JWT", "alg": "RS256", "cty": .string(LayerPolicy.contentType), "kid": .string(LayerID.key(keyID)),
+        ]
+        var claims: [String: JSONValue] = [
+            "iss": .string(LayerID.provider(providerID)),
+            "prn": .string(userID),
+            "iat": .number(JSONNumber(issuedAt)),
+            "exp": .number(JSONNumber(issuedAt + ttl)),
+            "nce": .string(nonce),
+        ]
+        let optional: [(String, String?, Int)] = [
+            ("display_name", identity.displayName, LayerPolicy.maximumNameBytes),
+            ("first_name", identity.firstName, LayerPolicy.maximumNameBytes),
+            ("last_name", identity.lastName, LayerPolicy.maximumNameBytes),
+            ("avatar_url", identity.avatarURL, LayerPolicy.maximumAvatarURLBytes),
+        ]
+        for (name, value, limit) in optional {
+            guard let value else { continue }
+            guard value.utf8.count <= limit, !Self.hasControlCharacters(value) else { throw MintingError.invalidClaim(name) }
+            claims[name] = .string(value)
+        }
+        let signingInput = JWSSigningInput.make(header: header, claims: claims)
+        let signature = try RS256.sign(signingInput, privateKey: privateKey)
+        return String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
+    }
+
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+}
+
+/// `base64url(header) "." base64url(claims)` in the canonical JSON spelling.
+enum JWSSigningInput {
+    static func make(header: [String: JSONValue], claims: [String: JSONValue]) -> [UInt8] {
+        let text = Base64URL.encode(CanonicalJSON.serialize(.object(header))) + "."
+            + Base64URL.encode(CanonicalJSON.serialize(.object(claims)))
+        return Array(text.utf8)
+    }
+}

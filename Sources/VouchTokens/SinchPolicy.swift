@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+import VouchProtocol
+
+/// The Sinch registration-token profile (PROTOCOL §5.2): HS256 under a daily key derived from
+/// the app's registration secret.
+///
+/// The one claim read before the signature is `iss`: its application key names the secret, and so
+/// plays the part `kid` plays in the Layer profile (rule #9). The `kid` date must be yesterday,
+/// today or tomorrow in UTC calendar terms, and the UTC day of `iat`.
+struct SinchPolicy {
+    static let issuerPrefix = "//rtc.sinch.com/applications/"
+    static let minimumTTL: Int64 = 60
+    static let maximumUserIDBytes = 255
+    static let maximumNonceBytes = 1024
+
+    let jws: CompactJWS
+    let appID: UUID
+    let now: Int64
+    let leeway: Int64
+
+    func evaluate(context: some VerificationContext, findings: inout Findings) async throws -> VerifiedToken? {
+        // #5–#7 (`typ` is optional here, but must be `JWT` when present)
+        try HeaderRules(header: jws.header, parameters: [
+            .init(name: "alg", expected: "HS256", required: true),
+            .init(name: "typ", expected: "JWT", required: false),
+        ], otherRequired: ["kid"]).check(&findings)
+
+        // #8: the profile was chosen because `kid` starts with `hkdfv1-`; the rest must be a date.
+        let kidDate = jws.header["kid"]?.stringValue.flatMap(SinchSigningKey.date(fromKID:))
+        if kidDate == nil { try findings.add(.keyMalformed, param: "kid", hint: "`kid` must be `hkdfv1-YYYYMMDD`") }
+
+        // #9: the secret named by `iss`, and a `kid` date the server accepts.
+        var secret: RegistrationSecret?
+        if let applicationKey = try applicationKey(&findings) {
+            secret = try await context.registrationSecret(applicationKey: applicationKey)
+            if secret == nil { try findings.add(.keyNotFound, claim: "iss", hint: "unknown application key") }
+        }
+        if let kidDate { try checkKIDDate(kidDate, &findings) }
+
+        // #12
+        var signatureHolds = false
+        if let secret, let kidDate {
+            let key = SinchSigningKey.derive(secret: secret.secret, date: kidDate)
+            signatureHolds = HS256.isValid(tag: jws.signature, for: jws.signingInput, key: key)
+            if !signatureHolds { try findings.add(.signatureVerificationFailed) }
+        }
+
+        // #13–#15
+        let rules = ClaimRules(claims: jws.claims, rules: [
+            .init(name: "iss", kind: .string, required: true),
+            .init(name: "sub", kind: .string, required: true),
+            .init(name: "iat", kind: .integer, required: true),
+            .init(name: "exp", kind: .integer, required: true),
+            .init(name: "nonce", kind: .string, required: true),
+            .init(name: "sinch:rtc:instance:exp", kind: .integer, required: false),
+        ])
+        let usable = try rules.checkPresenceAndTypes(&findings)
+        let issuedAt = try rules.time("iat", usable: usable, &findings)
+        let expiresAt = try rules.time("exp", usable: usable, &findings)
+        _ = try rules.time("sinch:rtc:instance:exp", usable: usable, &findings)
+        let nonce = try rules.checkText("nonce", usable: usable, maximumBytes: Self.maximumNonceBytes, &findings)
+        let userID = try userID(rules: rules, usable: usable, &findings)
+
+        // #17 (#16 has no Sinch analogue: the application key was found at #9)
+        if signatureHolds, let secret, secret.appID != appID {
+            try findings.add(.providerNotBoundToApp, claim: "iss", hint: "the application key belongs to another app")
+        }
+
+        // #18–#20
+        try TimeRules(now: now, leeway: leeway).check(issuedAt: issuedAt, expiresAt: expiresAt, &findings)
+        if let issuedAt, let expiresAt, expiresAt - issuedAt < Self.minimumTTL {
+            try findings.add(.ttlTooShort, claim: "exp", hint: "`exp − iat` must be at least \(Self.minimumTTL) s")
+        }
+
+        // #22, #23
+        guard signatureHolds, let secret else { return nil }
+        if let nonce, try await context.isRegistrationNonceSeen(appID: secret.appID, nonce: nonce, now: now) {
+            try findings.add(.nonceReplayed, claim: "nonce")
+        }
+        if let userID, try await context.isUserSuspended(appID: appID, userID: userID) {
+            try findings.add(.userSuspended, claim: "sub")
+        }
+
+        guard findings.isEmpty, let userID, let nonce, let issuedAt, let expiresAt else { return nil }
+        return VerifiedToken(profile: .sinch, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
+                             identity: IdentityClaims(), providerID: nil, keyID: nil, applicationKey: secret.applicationKey)
+    }
+
+    /// #9 via `iss`: `//rtc.sinch.com/applications/<application key>`. A missing or malformed `iss`
+    /// names no secret, which in this profile is the same as an unknown `kid`.
+    private func applicationKey(_ findings: inout Findings) throws(Findings.Stop) -> UUID? {
+        guard let issuer = jws.claims["iss"]?.stringValue, issuer.hasPrefix(Self.issuerPrefix),
+              let key = LayerID.parseUUID(issuer.dropFirst(Self.issuerPrefix.count)) else {
+            try findings.add(.keyNotFound, claim: "iss", hint: "`iss` must be `\(Self.issuerPrefix)<application key>`")
+            return nil
+        }
+        return key
+    }
+
+    /// #9 via the `kid` date: calendar dates, not a 24-hour window.
+    private func checkKIDDate(_ kidDate: CivilDate, _ findings: inout Findings) throws(Findings.Stop) {
+        let today = CivilDate(unixSeconds: now)
+        guard abs(kidDate.daysSinceEpoch - today.daysSinceEpoch) <= 1 else {
+            try findings.add(.keyNotFound, param: "kid", hint: "the `kid` date must be yesterday, today or tomorrow (UTC); server date is \(today)")
+            return
+        }
+        // A missing or non-integer `iat` is reported by #13/#14 instead.
+        if let issuedAt = jws.claims["iat"]?.integerValue, CivilDate(unixSeconds: issuedAt) != kidDate {
+            try findings.add(.keyNotFound, param: "kid", hint: "the `kid` date must be the UTC day of `iat`")
+        }
+    }
+
+    /// #15 for `sub`: it must be `iss` + `/users/` + a user id of 1…255 bytes of `[A-Za-z0-9_=-]`.
+    private func userID(rules: ClaimRules, usable: Set<String>, _ findings: inout Findings) throws(Findings.Stop) -> String? {
+        guard usable.contains("sub"), usable.contains("iss"), let subject = rules.string("sub"),
+              let issuer = rules.string("iss") else { return nil }
+        let prefix = issuer + "/users/"
+        guard subject.hasPrefix(prefix) else {
+            try findings.add(.claimWrongValue, claim: "sub", hint: "`sub` must be `iss` followed by `/users/<user id>`")
+            return nil
+        }
+        let userID = String(subject.dropFirst(prefix.count))
+        guard Self.isValidUserID(userID) else {
+            try findings.add(.claimWrongValue, claim: "sub", hint: "the user id must be 1…255 characters of A–Z a–z 0–9 _ = -")
+            return nil
+        }
+        return userID
+    }
+
+    static func isValidUserID(_ userID: String) -> Bool {
+        let bytes = userID.utf8
+        return (1...maximumUserIDBytes).contains(bytes.count) && bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "="), UInt8(ascii: "-"):
+                true
+            default:
+                false
+            }
+        }
+    }
+}

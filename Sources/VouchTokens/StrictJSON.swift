@@ -1,0 +1,249 @@
+import VouchProtocol
+
+/// An RFC 8259 parser for token headers and claims that refuses what Foundation's decoders let by.
+///
+/// Foundation silently keeps one of two members with the same name, so `{"prn":"alice","prn":"bob"}`
+/// would mean different users to different parsers. This parser refuses duplicates, invalid
+/// UTF-8, unescaped control characters, lone surrogates and nesting deeper than `maximumDepth`
+/// (so a 10 000-deep document is an error, not a stack overflow), and it keeps number literals
+/// as written so the token rules can tell `1700000000` from `1.7e9`.
+public struct StrictJSON: Sendable {
+    public enum Failure: Error, Equatable, Sendable {
+        case invalidUTF8
+        case unexpectedEnd
+        case unexpectedByte(offset: Int)
+        case duplicateName(String)
+        case tooDeep
+        case invalidString(offset: Int)
+        case invalidNumber(offset: Int)
+        case trailingBytes(offset: Int)
+        case notAnObject
+    }
+
+    public var maximumDepth: Int
+
+    public init(maximumDepth: Int = 32) {
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses one JSON object (the only top-level value a JOSE header or claims set may be).
+    public func parseObject(_ bytes: [UInt8]) throws(Failure) -> [String: JSONValue] {
+        let value = try parse(bytes)
+        guard case .object(let members) = value else { throw .notAnObject }
+        return members
+    }
+
+    public func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+        // Validating up front keeps the string scanner simple: it may copy byte runs as they are.
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
+        reader.skipWhitespace()
+        let value = try reader.readValue(depth: 0)
+        reader.skipWhitespace()
+        guard reader.offset == bytes.count else { throw .trailingBytes(offset: reader.offset) }
+        return value
+    }
+}
+
+private struct Reader {
+    let bytes: [UInt8]
+    let maximumDepth: Int
+    var offset = 0
+
+    init(bytes: [UInt8], maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    func peek() throws(StrictJSON.Failure) -> UInt8 {
+        guard offset < bytes.count else { throw .unexpectedEnd }
+        return bytes[offset]
+    }
+
+    mutating func expect(_ byte: UInt8) throws(StrictJSON.Failure) {
+        guard try peek() == byte else { throw .unexpectedByte(offset: offset) }
+        offset += 1
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(StrictJSON.Failure) {
+        let utf8 = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for byte in utf8 { try expect(byte) }
+    }
+
+    mutating func readValue(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
+        switch try peek() {
+        case UInt8(ascii: "{"): return try readObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try readArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try readString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try readNumber())
+        default: throw .unexpectedByte(offset: offset)
+        }
+    }
+
+    mutating func readObject(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
+        guard depth <= maximumDepth else { throw .tooDeep }
+        try expect(UInt8(ascii: "{"))
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if try peek() == UInt8(ascii: "}") {
+            offset += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard try peek() == UInt8(ascii: "\"") else { throw .unexpectedByte(offset: offset) }
+            let name = try readString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            let value = try readValue(depth: depth)
+            guard members.updateValue(value, forKey: name) == nil else { throw .duplicateName(name) }
+            skipWhitespace()
+            let separator = try peek()
+            offset += 1
+            if separator == UInt8(ascii: "}") { return .object(members) }
+            guard separator == UInt8(ascii: ",") else { throw .unexpectedByte(offset: offset - 1) }
+        }
+    }
+
+    mutating func readArray(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
+        guard depth <= maximumDepth else { throw .tooDeep }
+        try expect(UInt8(ascii: "["))
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if try peek() == UInt8(ascii: "]") {
+            offset += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try readValue(depth: depth))
+            skipWhitespace()
+            let separator = try peek()
+            offset += 1
+            if separator == UInt8(ascii: "]") { return .array(elements) }
+            guard separator == UInt8(ascii: ",") else { throw .unexpectedByte(offset: offset - 1) }
+        }
+    }
+
+    mutating func readString() throws(StrictJSON.Failure) -> String {
+        try expect(UInt8(ascii: "\""))
+        var scalars = String.UnicodeScalarView()
+        var run = [UInt8]()
+        func flush() {
+            guard !run.isEmpty else { return }
+            scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
+            run.removeAll(keepingCapacity: true)
+        }
+        while true {
+            let byte = try peek()
+            switch byte {
+            case UInt8(ascii: "\""):
+                offset += 1
+                flush()
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                flush()
+                offset += 1
+                scalars.append(try readEscape())
+            case 0x00..<0x20:
+                throw .invalidString(offset: offset)
+            default:
+                run.append(byte)
+                offset += 1
+            }
+        }
+    }
+
+    mutating func readEscape() throws(StrictJSON.Failure) -> Unicode.Scalar {
+        let byte = try peek()
+        offset += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try readHex4()
+            if (0xD800...0xDBFF).contains(first) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
+                    throw .invalidString(offset: offset)
+                }
+                offset += 2
+                let second = try readHex4()
+                guard (0xDC00...0xDFFF).contains(second) else { throw .invalidString(offset: offset) }
+                let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                guard let scalar = Unicode.Scalar(combined) else { throw .invalidString(offset: offset) }
+                return scalar
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw .invalidString(offset: offset) }
+            return scalar
+        default:
+            throw .invalidString(offset: offset - 1)
+        }
+    }
+
+    mutating func readHex4() throws(StrictJSON.Failure) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = try peek()
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw .invalidString(offset: offset)
+            }
+            value = value << 4 | UInt32(digit)
+            offset += 1
+        }
+        return value
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, kept as text.
+    mutating func readNumber() throws(StrictJSON.Failure) -> JSONNumber {
+        let start = offset
+        if bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        guard offset < bytes.count else { throw .invalidNumber(offset: start) }
+        if bytes[offset] == UInt8(ascii: "0") {
+            offset += 1
+        } else {
+            guard readDigits() > 0 else { throw .invalidNumber(offset: start) }
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            offset += 1
+            guard readDigits() > 0 else { throw .invalidNumber(offset: start) }
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
+            guard readDigits() > 0 else { throw .invalidNumber(offset: start) }
+        }
+        return JSONNumber(literal: String(decoding: bytes[start..<offset], as: UTF8.self))
+    }
+
+    mutating func readDigits() -> Int {
+        let start = offset
+        while offset < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[offset]) { offset += 1 }
+        return offset - start
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import VouchProtocol
+import _CryptoExtras
+
+/// A provider's public key as the verifier needs it.
+public struct LayerVerificationKey: Sendable {
+    public var id: UUID
+    public var providerID: UUID
+    public var status: KeyStatus
+    public var publicKey: _RSA.Signing.PublicKey
+
+    public init(id: UUID, providerID: UUID, status: KeyStatus, publicKey: _RSA.Signing.PublicKey) {
+        self.id = id
+        self.providerID = providerID
+        self.status = status
+        self.publicKey = publicKey
+    }
+}
+
+/// A Sinch application key's secret and the app it belongs to.
+public struct RegistrationSecret: Sendable {
+    public var applicationKey: UUID
+    public var appID: UUID
+    public var secret: [UInt8]
+
+    public init(applicationKey: UUID, appID: UUID, secret: [UInt8]) {
+        self.applicationKey = applicationKey
+        self.appID = appID
+        self.secret = secret
+    }
+}
+
+/// How a provider stands towards the app a sign-in names.
+public enum ProviderBinding: Sendable, Equatable {
+    case unknownProvider
+    case notBound
+    case bound
+}
+
+/// Everything the verifier needs to know about the world, passed in so that the verifier does no
+/// I/O of its own: the server backs it with the store, tests with plain values.
+///
+/// Lookups happen in the order of PROTOCOL §5.4, and the claim-based ones (provider, nonce, user)
+/// only after the signature has been verified. Errors thrown here are infrastructure failures
+/// (the database is down), never a verdict on the token.
+public protocol VerificationContext: Sendable {
+    func layerKey(id: UUID) async throws -> LayerVerificationKey?
+    func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding
+    /// Whether a server-issued nonce is genuine, unexpired and not yet used.
+    func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool
+    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret?
+    /// Whether a Sinch token's client-made nonce was already seen for this app (and is still
+    /// within its token's lifetime).
+    func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool
+    func isUserSuspended(appID: UUID, userID: String) async throws -> Bool
+}

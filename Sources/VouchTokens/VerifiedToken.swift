@@ -1,0 +1,66 @@
+import Foundation
+import VouchProtocol
+
+/// The two token profiles of PROTOCOL §5.
+public enum TokenProfile: String, Sendable, Codable, Equatable {
+    /// Layer identity token: RS256, `cty: layer-eit;v=1`, server-issued nonce.
+    case layer
+    /// Sinch registration token: HS256 with a daily derived key, `kid: hkdfv1-YYYYMMDD`.
+    case sinch
+
+    /// PROTOCOL §5.3: the header picks the profile; anything unrecognised is judged as Layer and
+    /// so fails the first Layer rule it breaks. The algorithm is never taken from the token.
+    public static func select(for header: [String: JSONValue]) -> TokenProfile {
+        if header["cty"]?.stringValue == LayerPolicy.contentType { return .layer }
+        if header["cty"] == nil, let kid = header["kid"]?.stringValue, kid.hasPrefix(SinchSigningKey.kidPrefix) {
+            return .sinch
+        }
+        return .layer
+    }
+}
+
+/// Optional identity fields a token may carry.
+public struct IdentityClaims: Sendable, Equatable {
+    public var displayName: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var avatarURL: String?
+
+    public init(displayName: String? = nil, firstName: String? = nil, lastName: String? = nil, avatarURL: String? = nil) {
+        self.displayName = displayName
+        self.firstName = firstName
+        self.lastName = lastName
+        self.avatarURL = avatarURL
+    }
+}
+
+/// A token that passed every rule: what the server may now act on.
+public struct VerifiedToken: Sendable, Equatable {
+    public var profile: TokenProfile
+    public var userID: String
+    /// `nce` (Layer, server-issued) or `nonce` (Sinch, client-made).
+    public var nonce: String
+    public var issuedAt: Int64
+    public var expiresAt: Int64
+    public var identity: IdentityClaims
+    /// Layer: the provider in `iss` and the key in `kid`.
+    public var providerID: UUID?
+    public var keyID: UUID?
+    /// Sinch: the application key in `iss`.
+    public var applicationKey: UUID?
+}
+
+/// Everything the validation tool reports about one token.
+public struct TokenDiagnosis: Sendable, Equatable {
+    /// Every broken rule found, in the order of PROTOCOL §5.4; the first is what `POST /sessions`
+    /// answers. Lookups based on claims (provider, nonce, user) are only made once the signature
+    /// holds, so a token with a bad signature is not told about those.
+    public var rejections: [TokenRejection]
+    /// The decoded header and claims, untrusted; empty when the token could not be decoded.
+    public var header: [String: JSONValue]
+    public var claims: [String: JSONValue]
+    /// The profile that judged the token, `nil` when it could not be decoded.
+    public var profile: TokenProfile?
+
+    public var isValid: Bool { rejections.isEmpty }
+}
