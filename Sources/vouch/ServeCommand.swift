@@ -1,16 +1,80 @@
 import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import VouchServer
+import VouchStore
 
 struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the authentication server.")
-    func run() async throws { throw CLIError("serve: not available in this build") }
-}
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the authentication server.",
+        discussion: """
+            With no options it listens on 127.0.0.1:8080 and keeps everything in ./vouch-data \
+            (an SQLite database, created on first start). The admin token comes from \
+            VOUCH_ADMIN_TOKEN, or is generated on first start into <data-dir>/admin-token (mode 0600) \
+            and printed once. SIGINT or SIGTERM stops the server cleanly.
+            """
+    )
 
-struct IdentityProviderCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "identity-provider", abstract: "Run the development identity provider.")
-    func run() async throws { throw CLIError("identity-provider: not available in this build") }
-}
+    @Option(name: .long, help: "Address to listen on.")
+    var host = "127.0.0.1"
 
-struct ValidateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "validate", abstract: "Ask a server why it would refuse a token.")
-    func run() async throws { throw CLIError("validate: not available in this build") }
+    @Option(name: .long, help: "Port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(name: .long, help: "Directory for the SQLite database and the admin token.")
+    var dataDir = "./vouch-data"
+
+    @Option(name: .long, help: "Database URL; default: SQLite in --data-dir (also VOUCH_DATABASE_URL).")
+    var database: String?
+
+    @Option(name: .long, help: "POST /nonces + POST /sessions per second per client IP, bursts up to twice that; 0 turns it off.")
+    var rateLimit = 50
+
+    @Option(name: .long, help: "Clock leeway in seconds for exp and iat.")
+    var leeway: Int64 = 60
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 or more") }
+        guard (0...3600).contains(leeway) else { throw ValidationError("--leeway must be 0…3600 seconds") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        let logger = LogSetup.logger(label: "vouch", level: logLevel)
+        let dataDirectory = try DataDirectory(path: dataDir)
+        let databaseURL = database ?? ProcessInfo.processInfo.environment["VOUCH_DATABASE_URL"]
+        let store = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
+        do {
+            let adminToken = try dataDirectory.adminToken()
+            let configuration = ServerConfiguration(host: host, port: port, rateLimit: rateLimit, leewaySeconds: leeway,
+                                                    adminToken: adminToken)
+            let host = self.host
+            let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in
+                Console.line("vouch listening on http://\(host):\(port)")
+            })
+            try await app.runService()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    private func openStore(url: String?, dataDirectory: DataDirectory, logger: Logger) async throws -> any Store {
+        if let url, !url.isEmpty {
+            if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+                throw CLIError("PostgreSQL storage is not available in this build; omit --database to use SQLite in \(dataDir)")
+            }
+            let prefix = "sqlite://"
+            guard url.hasPrefix(prefix) else { throw CLIError("--database must be sqlite://PATH (or omitted)") }
+            return try await SQLiteStore.open(path: String(url.dropFirst(prefix.count)), logger: logger)
+        }
+        return try await SQLiteStore.open(path: dataDirectory.databasePath, logger: logger)
+    }
 }

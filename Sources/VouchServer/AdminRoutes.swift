@@ -1,0 +1,233 @@
+import Crypto
+import Foundation
+import Hummingbird
+import VouchProtocol
+import VouchStore
+import VouchTokens
+
+/// The admin API of PROTOCOL §4, behind the admin bearer token.
+struct AdminRoutes {
+    static let sessionTTLRange: ClosedRange<Int64> = 30...31_536_000
+    static let defaultSessionTTL: Int64 = 2_592_000
+
+    let store: any Store
+    let authenticator: Authenticator
+    let adminTokenHash: [UInt8]
+    let clock: @Sendable () -> Int64
+
+    func register(_ routes: RouteRegistrar<VouchRequestContext>) {
+        routes.on(.post, "/admin/apps", admin(createApp))
+        routes.on(.get, "/admin/apps", admin { _, _ in try await listApps() })
+        routes.on(.get, "/admin/apps/:app", admin { _, context in try await showApp(context) })
+        routes.on(.patch, "/admin/apps/:app", admin(updateApp))
+        routes.on(.post, "/admin/providers", admin(createProvider))
+        routes.on(.get, "/admin/providers/:provider", admin { _, context in try await showProvider(context) })
+        routes.on(.put, "/admin/providers/:provider/apps/:app", admin { _, context in try await bind(context, bound: true) })
+        routes.on(.delete, "/admin/providers/:provider/apps/:app", admin { _, context in try await bind(context, bound: false) })
+        routes.on(.post, "/admin/providers/:provider/keys", admin(createKey))
+        routes.on(.get, "/admin/providers/:provider/keys", admin { _, context in try await listKeys(context) })
+        routes.on(.get, "/admin/keys/:key", admin { _, context in try await showKey(context) })
+        routes.on(.patch, "/admin/keys/:key", admin(updateKey))
+        routes.on(.delete, "/admin/keys/:key", admin { _, context in try await deleteKey(context) })
+        routes.on(.post, "/admin/apps/:app/registration-secrets", admin { _, context in try await createSecret(context) })
+        routes.on(.get, "/admin/apps/:app/users/:user", admin { _, context in try await showUser(context) })
+        routes.on(.patch, "/admin/apps/:app/users/:user", admin(updateUser))
+        routes.on(.delete, "/admin/apps/:app/users/:user/sessions", admin { _, context in try await revokeUserSessions(context) })
+        routes.on(.post, "/admin/tools/validate-identity-token", admin(validateToken))
+    }
+
+    /// Wraps a handler with the admin-token check (constant-time, on hashes).
+    private func admin(_ handler: @escaping @Sendable (Request, VouchRequestContext) async throws -> Response)
+        -> @Sendable (Request, VouchRequestContext) async throws -> Response {
+        let expected = adminTokenHash
+        return { request, context in
+            guard let header = request.headers[.authorization], let token = header.dropPrefix(caseInsensitive: "Bearer "),
+                  ConstantTime.equal(Array(SHA256.hash(data: Array(token.utf8))), expected) else {
+                throw APIError.accessDenied
+            }
+            return try await handler(request, context)
+        }
+    }
+
+    // MARK: Apps
+
+    private func createApp(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let body = try await RequestBodyReader.decode(CreateAppRequest.self, from: request, context: context)
+        guard let name = body.name else { throw APIError.missingProperty("name") }
+        let app = AppRecord(id: UUID(), name: try AdminValidation.name(name),
+                            sessionTTLSeconds: try AdminValidation.ttl(body.sessionTTLSeconds ?? Self.defaultSessionTTL),
+                            createdAt: clock())
+        try await store.createApp(app)
+        return JSONResponse.make(app.response, status: .created)
+    }
+
+    private func listApps() async throws -> Response {
+        JSONResponse.make(try await store.apps().map(\.response))
+    }
+
+    private func showApp(_ context: VouchRequestContext) async throws -> Response {
+        JSONResponse.make(try await existingApp(context).response)
+    }
+
+    private func updateApp(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        var app = try await existingApp(context)
+        let body = try await RequestBodyReader.decode(UpdateAppRequest.self, from: request, context: context)
+        if let name = body.name { app.name = try AdminValidation.name(name) }
+        if let ttl = body.sessionTTLSeconds { app.sessionTTLSeconds = try AdminValidation.ttl(ttl) }
+        try await store.updateApp(app)
+        return JSONResponse.make(app.response)
+    }
+
+    // MARK: Providers
+
+    private func createProvider(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let body = try await RequestBodyReader.decode(CreateProviderRequest.self, from: request, context: context)
+        guard let name = body.name else { throw APIError.missingProperty("name") }
+        let provider = ProviderRecord(id: UUID(), name: try AdminValidation.name(name), appIDs: [], createdAt: clock())
+        try await store.createProvider(provider)
+        return JSONResponse.make(provider.response, status: .created)
+    }
+
+    private func showProvider(_ context: VouchRequestContext) async throws -> Response {
+        let id = try PathID.uuid(context, "provider", what: "Provider")
+        guard let provider = try await store.provider(id: id) else { throw APIError.notFound("Provider") }
+        return JSONResponse.make(provider.response)
+    }
+
+    private func bind(_ context: VouchRequestContext, bound: Bool) async throws -> Response {
+        let providerID = try PathID.uuid(context, "provider", what: "Provider")
+        let appID = try PathID.uuid(context, "app", what: "App")
+        do {
+            if bound {
+                try await store.bindProvider(providerID, toApp: appID)
+            } else {
+                try await store.unbindProvider(providerID, fromApp: appID)
+            }
+        } catch StoreError.notFound {
+            throw APIError.notFound("Provider or app")
+        }
+        return JSONResponse.noContent()
+    }
+
+    // MARK: Keys
+
+    private func createKey(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let providerID = try PathID.uuid(context, "provider", what: "Provider")
+        let body = try await RequestBodyReader.decode(CreateKeyRequest.self, from: request, context: context)
+        guard try await store.provider(id: providerID) != nil else { throw APIError.notFound("Provider") }
+        let publicKey: PublicKeyInfo
+        var privateKeyPEM: String?
+        switch (body.publicKey, body.generate ?? false) {
+        case (.some, true):
+            throw APIError.invalidProperty("generate", "Send either `public_key` or `generate: true`, not both.")
+        case (.some(let pem), false):
+            guard pem.utf8.count <= 16 * 1024 else { throw APIError.invalidProperty("public_key", "The public key is too large.") }
+            do {
+                publicKey = try PublicKeyInfo(pem: pem)
+            } catch .tooSmall(let bits) {
+                throw APIError.invalidProperty("public_key", "The RSA key has \(bits) bits; at least 2048 are required.")
+            } catch {
+                throw APIError.invalidProperty("public_key", "`public_key` must be an RSA public key in PEM (BEGIN PUBLIC KEY).")
+            }
+        case (.none, true):
+            let pair = try RSAKeyPair.generate()
+            publicKey = try PublicKeyInfo(pem: pair.publicKeyPEM)
+            privateKeyPEM = pair.privateKeyPEM
+        case (.none, false):
+            throw APIError.missingProperty("public_key")
+        }
+        let key = KeyRecord(id: UUID(), providerID: providerID, status: .active, publicKeyPEM: publicKey.pem,
+                            fingerprint: publicKey.fingerprint, createdAt: clock())
+        try await store.createKey(key)
+        var response = key.response
+        response.privateKey = privateKeyPEM
+        return JSONResponse.make(response, status: .created)
+    }
+
+    private func listKeys(_ context: VouchRequestContext) async throws -> Response {
+        let providerID = try PathID.uuid(context, "provider", what: "Provider")
+        guard try await store.provider(id: providerID) != nil else { throw APIError.notFound("Provider") }
+        return JSONResponse.make(try await store.keys(ofProvider: providerID).map(\.response))
+    }
+
+    private func showKey(_ context: VouchRequestContext) async throws -> Response {
+        JSONResponse.make(try await existingKey(context).response)
+    }
+
+    private func updateKey(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let key = try await existingKey(context)
+        let body = try await RequestBodyReader.decode(UpdateKeyRequest.self, from: request, context: context)
+        guard let statusText = body.status else { throw APIError.missingProperty("status") }
+        guard let status = KeyStatus(rawValue: statusText), status != .deleted else {
+            throw APIError.invalidProperty("status", "`status` must be `active` or `disabled` (delete with DELETE).")
+        }
+        guard key.status != .deleted else { throw APIError(.conflict, "The key was deleted and cannot be changed.") }
+        return JSONResponse.make(try await store.setKeyStatus(id: key.id, to: status).response)
+    }
+
+    private func deleteKey(_ context: VouchRequestContext) async throws -> Response {
+        let key = try await existingKey(context)
+        if key.status != .deleted { _ = try await store.setKeyStatus(id: key.id, to: .deleted) }
+        return JSONResponse.noContent()
+    }
+
+    // MARK: Registration secrets
+
+    private func createSecret(_ context: VouchRequestContext) async throws -> Response {
+        let app = try await existingApp(context)
+        let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: SecureRandom.bytes(32), createdAt: clock())
+        try await store.createRegistrationSecret(secret)
+        return JSONResponse.make(RegistrationSecretResponse(
+            applicationKey: secret.applicationKey.lowercased, applicationSecret: Data(secret.secret).base64EncodedString()),
+            status: .created)
+    }
+
+    // MARK: Users
+
+    private func showUser(_ context: VouchRequestContext) async throws -> Response {
+        let app = try await existingApp(context)
+        let userID = try PathID.userID(context)
+        guard let user = try await store.user(appID: app.id, userID: userID) else { throw APIError.notFound("User") }
+        return try await userStatus(user)
+    }
+
+    private func updateUser(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let app = try await existingApp(context)
+        let userID = try PathID.userID(context)
+        let body = try await RequestBodyReader.decode(UpdateUserRequest.self, from: request, context: context)
+        guard let suspended = body.suspended else { throw APIError.missingProperty("suspended") }
+        let user = try await store.setSuspended(appID: app.id, userID: userID, suspended: suspended, now: clock())
+        return try await userStatus(user)
+    }
+
+    private func revokeUserSessions(_ context: VouchRequestContext) async throws -> Response {
+        let app = try await existingApp(context)
+        try await store.revokeSessions(appID: app.id, userID: try PathID.userID(context), now: clock())
+        return JSONResponse.noContent()
+    }
+
+    private func userStatus(_ user: UserRecord) async throws -> Response {
+        let active = try await store.activeSessionCount(appID: user.appID, userID: user.userID, now: clock())
+        return JSONResponse.make(UserStatusResponse(user: user.identity, suspended: user.suspended, activeSessions: active))
+    }
+
+    // MARK: Tools
+
+    private func validateToken(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let body = try await RequestBodyReader.decode(ValidateTokenRequest.self, from: request, context: context)
+        let (token, app) = try await AppLookup.tokenAndApp(body, store: store)
+        return JSONResponse.make(try await authenticator.validate(identityToken: token, app: app))
+    }
+
+    // MARK: Lookups
+
+    private func existingApp(_ context: VouchRequestContext) async throws -> AppRecord {
+        guard let app = try await store.app(id: try PathID.uuid(context, "app", what: "App")) else { throw APIError.notFound("App") }
+        return app
+    }
+
+    private func existingKey(_ context: VouchRequestContext) async throws -> KeyRecord {
+        guard let key = try await store.key(id: try PathID.uuid(context, "key", what: "Key")) else { throw APIError.notFound("Key") }
+        return key
+    }
+}

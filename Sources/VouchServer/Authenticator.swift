@@ -1,0 +1,117 @@
+import Foundation
+import VouchProtocol
+import VouchStore
+import VouchTokens
+
+/// The client API's use cases (PROTOCOL §3), independent of HTTP: the routes only translate.
+public struct Authenticator: Sendable {
+    /// A session that passed every check of an authenticated request.
+    struct AuthenticatedSession: Sendable {
+        let session: SessionRecord
+        let user: UserRecord
+    }
+
+    let store: any Store
+    let verifier: TokenVerifier
+    let nonces: NonceIssuer
+    let clock: @Sendable () -> Int64
+
+    var context: StoreVerificationContext { StoreVerificationContext(store: store, nonces: nonces) }
+
+    func issueNonce() -> NonceResponse {
+        let issued = nonces.issue(now: clock())
+        return NonceResponse(nonce: issued.nonce, expiresAt: Timestamp.rfc3339(issued.expiresAt))
+    }
+
+    /// `POST /sessions`: verifies the token, then consumes its nonce and creates the session in
+    /// one store transaction, so that a nonce admits at most one session however many requests
+    /// race for it.
+    func signIn(identityToken: String, app: AppRecord) async throws -> SessionResponse {
+        let now = clock()
+        let verified: VerifiedToken
+        do {
+            verified = try await verifier.verify(identityToken, appID: app.id, context: context, now: now)
+        } catch let rejection as TokenRejection {
+            throw APIError.rejectedToken(rejection, serverTime: now)
+        }
+
+        let nonceClaim: NonceClaim
+        switch verified.profile {
+        case .layer:
+            guard let opened = nonces.open(verified.nonce, now: now) else {
+                throw APIError.rejectedToken(TokenRejection(.nonceNotFound, claim: "nce"), serverTime: now)
+            }
+            nonceClaim = .serverNonce(hash: opened.hash, expiresAt: opened.expiresAt)
+        case .sinch:
+            nonceClaim = .registrationNonce(appID: app.id, nonce: verified.nonce,
+                                            expiresAt: verified.expiresAt + verifier.leewaySeconds)
+        }
+
+        let (token, hash) = SessionToken.generate()
+        let expiresAt = now + app.sessionTTLSeconds
+        let identity = verified.identity
+        let user: UserRecord
+        do {
+            user = try await store.createSession(NewSession(
+                tokenHash: hash, appID: app.id, userID: verified.userID,
+                profile: IdentityProfile(displayName: identity.displayName, firstName: identity.firstName,
+                                         lastName: identity.lastName, avatarURL: identity.avatarURL),
+                createdAt: now, expiresAt: expiresAt, nonce: nonceClaim))
+        } catch StoreError.nonceAlreadyUsed {
+            let rejection = verified.profile == .layer
+                ? TokenRejection(.nonceNotFound, claim: "nce") : TokenRejection(.nonceReplayed, claim: "nonce")
+            throw APIError.rejectedToken(rejection, serverTime: now)
+        } catch StoreError.userSuspended {
+            throw APIError.rejectedToken(TokenRejection(.userSuspended), serverTime: now)
+        }
+        return SessionResponse(sessionToken: token, expiresAt: Timestamp.rfc3339(expiresAt), user: user.identity)
+    }
+
+    /// Checks an `Authorization` header; throws the authentication challenge when it does not
+    /// name a live session of a user in good standing.
+    func authenticate(authorization: String?) async throws -> AuthenticatedSession {
+        guard let token = SessionCredentials.token(fromAuthorization: authorization) else {
+            throw challenge(.missingCredentials)
+        }
+        guard let session = try await store.session(tokenHash: SessionToken.hash(token)) else {
+            throw challenge(.sessionUnknown)
+        }
+        let user = try await store.user(appID: session.appID, userID: session.userID)
+            ?? UserRecord(appID: session.appID, userID: session.userID, profile: IdentityProfile(), suspended: false)
+        if user.suspended { throw challenge(.userSuspended) }
+        if session.endedAt != nil { throw challenge(.sessionRevoked) }
+        if session.expiresAt <= clock() { throw challenge(.sessionExpired) }
+        return AuthenticatedSession(session: session, user: user)
+    }
+
+    /// The 401 of PROTOCOL §3, with a fresh nonce so the client can sign in again at once.
+    func challenge(_ reason: ChallengeReason) -> APIError {
+        let nonce = issueNonce()
+        return APIError(
+            .authenticationRequired, "Authentication is required: sign in again with the nonce in `data.nonce`.",
+            data: ["nonce": .string(nonce.nonce), "reason": .string(reason.rawValue)],
+            headers: [.wwwAuthenticate: "Layer nonce=\"\(nonce.nonce)\""])
+    }
+
+    /// `DELETE /sessions/<token>`: idempotent, silent about whether the token existed.
+    func deauthenticate(token: String) async throws {
+        guard token.utf8.count <= RequestLimits.maximumSessionTokenLength else { return }
+        try await store.revokeSession(tokenHash: SessionToken.hash(token), now: clock())
+    }
+
+    /// The validation tool: every problem, never consuming the nonce.
+    func validate(identityToken: String, app: AppRecord) async throws -> ValidateTokenResponse {
+        let diagnosis = try await verifier.diagnose(identityToken, appID: app.id, context: context, now: clock())
+        return ValidateTokenResponse(
+            valid: diagnosis.isValid, reasons: diagnosis.rejections.map(ValidateTokenResponse.Finding.init),
+            header: diagnosis.header, claims: diagnosis.claims, profile: diagnosis.profile?.rawValue)
+    }
+}
+
+extension UserRecord {
+    /// The `<identity>` object of PROTOCOL §3.
+    var identity: Identity {
+        Identity(userID: userID, displayName: profile.displayName, firstName: profile.firstName,
+                 lastName: profile.lastName, avatarURL: profile.avatarURL)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import VouchProtocol
+import VouchStore
+
+/// The client API of PROTOCOL §3: what an app's SDK calls.
+struct ClientRoutes {
+    let authenticator: Authenticator
+    let rateLimiter: RateLimiter?
+
+    func register(_ routes: RouteRegistrar<VouchRequestContext>) {
+        routes.on(.get, "/health") { _, _ in try await health() }
+        routes.on(.post, "/nonces") { request, context in try await createNonce(request, context) }
+        routes.on(.post, "/sessions") { request, context in try await createSession(request, context) }
+        routes.on(.delete, "/sessions/:token") { request, context in try await deleteSession(request, context) }
+        routes.on(.get, "/users/me") { request, _ in try await currentUser(request) }
+    }
+
+    private func health() async throws -> Response {
+        do {
+            try await authenticator.store.ping()
+        } catch {
+            throw APIError.storeUnavailable
+        }
+        return JSONResponse.make(HealthResponse(status: "ok"))
+    }
+
+    private func createNonce(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        try await enforceRateLimit(context)
+        _ = try await RequestBodyReader.collect(request)
+        return JSONResponse.make(authenticator.issueNonce(), status: .created)
+    }
+
+    private func createSession(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        try await enforceRateLimit(context)
+        let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
+        let (token, app) = try await AppLookup.tokenAndApp(body, store: authenticator.store)
+        let session = try await authenticator.signIn(identityToken: token, app: app)
+        return JSONResponse.make(session, status: .created)
+    }
+
+    private func deleteSession(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let token = context.parameters.get("token") ?? ""
+        try await authenticator.deauthenticate(token: token.removingPercentEncoding ?? token)
+        return JSONResponse.noContent()
+    }
+
+    private func currentUser(_ request: Request) async throws -> Response {
+        let authenticated = try await authenticator.authenticate(authorization: request.headers[.authorization])
+        return JSONResponse.make(CurrentUserResponse(
+            user: authenticated.user.identity,
+            session: .init(createdAt: Timestamp.rfc3339(authenticated.session.createdAt),
+                           expiresAt: Timestamp.rfc3339(authenticated.session.expiresAt))))
+    }
+
+    private func enforceRateLimit(_ context: VouchRequestContext) async throws {
+        guard let rateLimiter, let wait = await rateLimiter.acquire(client: context.clientIP) else { return }
+        throw APIError(.rateLimitExceeded, "Too many requests; retry after \(wait) s.",
+                       data: ["retry_after": .number(JSONNumber(Int64(wait)))], headers: [.retryAfter: String(wait)])
+    }
+}
+
+/// Resolving the `identity_token` and `app_id` pair shared by sign-in and the validation tool.
+enum AppLookup {
+    static func tokenAndApp(_ body: CreateSessionRequest, store: any Store) async throws -> (String, AppRecord) {
+        guard let token = body.identityToken else { throw APIError.missingProperty("identity_token") }
+        guard let appText = body.appID else { throw APIError.missingProperty("app_id") }
+        guard let appID = LayerID.parseApp(appText), let app = try await store.app(id: appID) else {
+            throw APIError.invalidAppID
+        }
+        return (token, app)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Hummingbird
+import Logging
+import VouchProtocol
+import VouchTokens
+
+/// The stand-in for an app's backend (PROTOCOL §6), for trying Vouch out: it mints a token for
+/// any user id it is asked for, so it must never face the internet.
+public enum DevelopmentIdentityProvider {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public var layerMinter: LayerTokenMinter
+        /// Present when started with a registration key and secret.
+        public var sinchMinter: SinchTokenMinter?
+
+        public init(host: String = "127.0.0.1", port: Int = 8090, layerMinter: LayerTokenMinter, sinchMinter: SinchTokenMinter?) {
+            self.host = host
+            self.port = port
+            self.layerMinter = layerMinter
+            self.sinchMinter = sinchMinter
+        }
+    }
+
+    struct IdentityTokenRequest: Decodable {
+        var appID: String?
+        var userID: String?
+        var nonce: String?
+        var displayName: String?
+        var firstName: String?
+        var lastName: String?
+        var avatarURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case nonce
+            case appID = "app_id"
+            case userID = "user_id"
+            case displayName = "display_name"
+            case firstName = "first_name"
+            case lastName = "last_name"
+            case avatarURL = "avatar_url"
+        }
+    }
+
+    struct RegistrationTokenRequest: Decodable {
+        var userID: String?
+        enum CodingKeys: String, CodingKey { case userID = "user_id" }
+    }
+
+    /// `{"error": "<text>", "status": <code>}`: this service's own, simpler error shape.
+    struct Failure: Error, Encodable {
+        let error: String
+        let status: Int
+    }
+
+    public static func makeApplication(configuration: Configuration, logger: Logger,
+                                       onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router(context: VouchRequestContext.self)
+        router.add(middleware: FailureMiddleware())
+        router.post("/identity_tokens") { request, context in
+            let body = try await decode(IdentityTokenRequest.self, request, context)
+            guard let appText = body.appID else { throw Failure(error: "app_id is required", status: 422) }
+            guard LayerID.parseApp(appText) != nil else { throw Failure(error: "app_id must be layer:///apps/<uuid> or a UUID", status: 422) }
+            guard let userID = body.userID else { throw Failure(error: "user_id is required", status: 422) }
+            guard let nonce = body.nonce else { throw Failure(error: "nonce is required (get one with POST /nonces)", status: 422) }
+            let identity = IdentityClaims(displayName: body.displayName, firstName: body.firstName,
+                                          lastName: body.lastName, avatarURL: body.avatarURL)
+            do {
+                let token = try configuration.layerMinter.mint(userID: userID, nonce: nonce, identity: identity)
+                return JSONResponse.make(["identity_token": token], status: .created)
+            } catch let error as MintingError {
+                throw Failure(error: error.description, status: 422)
+            }
+        }
+        router.post("/registration_tokens") { request, context in
+            guard let minter = configuration.sinchMinter else {
+                throw Failure(error: "started without --registration-key and --registration-secret", status: 404)
+            }
+            let body = try await decode(RegistrationTokenRequest.self, request, context)
+            guard let userID = body.userID else { throw Failure(error: "user_id is required", status: 422) }
+            do {
+                return JSONResponse.make(["registration_token": try minter.mint(userID: userID)], status: .created)
+            } catch let error as MintingError {
+                throw Failure(error: error.description, status: 422)
+            }
+        }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch-idp"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: VouchRequestContext) async throws -> T {
+        do {
+            return try await RequestBodyReader.decode(type, from: request, context: context)
+        } catch let error as APIError {
+            throw Failure(error: error.body.message, status: Int(error.status.code))
+        }
+    }
+
+    /// Every error in the `{"error", "status"}` shape, never a 500 with internals.
+    struct FailureMiddleware: RouterMiddleware {
+        typealias Context = VouchRequestContext
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            do {
+                return try await next(request, context)
+            } catch let failure as Failure {
+                return JSONResponse.make(failure, status: .init(code: failure.status))
+            } catch let error as HTTPError {
+                return JSONResponse.make(Failure(error: error.status.reasonPhrase, status: Int(error.status.code)), status: error.status)
+            } catch {
+                return JSONResponse.make(Failure(error: "internal error", status: 500), status: .internalServerError)
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Per-client token buckets for the unauthenticated, write-causing routes (`POST /nonces`,
+/// `POST /sessions`): `rate` requests a second, bursts up to `burst`.
+///
+/// The table of clients is bounded: past `maximumClients`, buckets that have refilled (clients
+/// that went quiet) are forgotten first, then the oldest, so a flood of spoofed or rotating
+/// addresses costs bounded memory.
+actor RateLimiter {
+    private struct Bucket {
+        var tokens: Double
+        var updatedAt: Double
+    }
+
+    let rate: Double
+    let burst: Double
+    let maximumClients: Int
+    private var buckets: [String: Bucket] = [:]
+
+    init(ratePerSecond: Int, maximumClients: Int = 100_000) {
+        self.rate = Double(ratePerSecond)
+        self.burst = Double(ratePerSecond * 2)
+        self.maximumClients = maximumClients
+    }
+
+    /// Takes one token for `client`; returns `nil` when allowed, or the whole seconds to wait.
+    func acquire(client: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Int? {
+        var bucket = buckets[client] ?? Bucket(tokens: burst, updatedAt: now)
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.updatedAt) * rate)
+        bucket.updatedAt = now
+        guard bucket.tokens >= 1 else {
+            buckets[client] = bucket
+            return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
+        }
+        bucket.tokens -= 1
+        if buckets[client] == nil, buckets.count >= maximumClients { evict(now: now) }
+        buckets[client] = bucket
+        return nil
+    }
+
+    private func evict(now: Double) {
+        let refilled = buckets.filter { min(burst, $0.value.tokens + (now - $0.value.updatedAt) * rate) >= burst }
+        for client in refilled.keys { buckets[client] = nil }
+        if buckets.count >= maximumClients, let oldest = buckets.min(by: { $0.value.updatedAt < $1.value.updatedAt }) {
+            buckets[oldest.key] = nil
+        }
+    }
+}

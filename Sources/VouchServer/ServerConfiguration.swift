@@ -1,0 +1,28 @@
+/// How `vouch serve` runs; the defaults are PROTOCOL §7's.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// `POST /nonces` + `POST /sessions` per second per client IP (bursts up to twice that);
+    /// 0 turns rate limiting off.
+    public var rateLimit: Int
+    /// Clock leeway for `exp` and `iat`.
+    public var leewaySeconds: Int64
+    /// The admin bearer token; only its hash is kept in memory by the server.
+    public var adminToken: String
+    /// How often expired nonces, replay entries and sessions are purged.
+    public var purgeIntervalSeconds: Int64
+    /// How long an expired session is kept so that it is answered `session_expired` rather than
+    /// `session_unknown`.
+    public var expiredSessionGraceSeconds: Int64
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
+                adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400) {
+        self.host = host
+        self.port = port
+        self.rateLimit = rateLimit
+        self.leewaySeconds = leewaySeconds
+        self.adminToken = adminToken
+        self.purgeIntervalSeconds = purgeIntervalSeconds
+        self.expiredSessionGraceSeconds = expiredSessionGraceSeconds
+    }
+}

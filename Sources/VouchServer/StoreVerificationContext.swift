@@ -1,0 +1,44 @@
+import Foundation
+import VouchProtocol
+import VouchStore
+import VouchTokens
+import _CryptoExtras
+
+/// The verifier's view of the world, answered by the store: the bridge that keeps VouchTokens
+/// free of I/O.
+struct StoreVerificationContext: VerificationContext {
+    let store: any Store
+    let nonces: NonceIssuer
+
+    func layerKey(id: UUID) async throws -> LayerVerificationKey? {
+        guard let record = try await store.key(id: id) else { return nil }
+        // Keys are checked when uploaded; a row that no longer parses is damage, not a verdict.
+        guard let publicKey = try? _RSA.Signing.PublicKey(pemRepresentation: record.publicKeyPEM) else {
+            throw StoreError.unavailable("stored public key \(id.lowercased) does not parse")
+        }
+        return LayerVerificationKey(id: record.id, providerID: record.providerID, status: record.status, publicKey: publicKey)
+    }
+
+    func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding {
+        guard let provider = try await store.provider(id: providerID) else { return .unknownProvider }
+        return provider.appIDs.contains(appID) ? .bound : .notBound
+    }
+
+    func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool {
+        guard let opened = nonces.open(nonce, now: now) else { return false }
+        return try await !store.serverNonceUsed(hash: opened.hash)
+    }
+
+    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
+        guard let record = try await store.registrationSecret(applicationKey: applicationKey) else { return nil }
+        return RegistrationSecret(applicationKey: record.applicationKey, appID: record.appID, secret: record.secret)
+    }
+
+    func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
+        try await store.registrationNonceSeen(appID: appID, nonce: nonce, now: now)
+    }
+
+    func isUserSuspended(appID: UUID, userID: String) async throws -> Bool {
+        try await store.user(appID: appID, userID: userID)?.suspended ?? false
+    }
+}

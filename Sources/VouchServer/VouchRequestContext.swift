@@ -1,0 +1,30 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The per-request context: Hummingbird's core storage plus the peer address, which the rate
+/// limiter keys on.
+public struct VouchRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The TCP peer; `nil` for a Unix socket.
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
+    }
+
+    /// PROTOCOL §2: bodies over 64 KiB are refused with 413 `too_large`.
+    public var maxUploadSize: Int { RequestLimits.maximumBodySize }
+
+    /// The client's IP address as text, or `unknown`: the rate limiter's key.
+    var clientIP: String { remoteAddress?.ipAddress ?? "unknown" }
+}
+
+/// Sizes every request is held to.
+public enum RequestLimits {
+    public static let maximumBodySize = 64 * 1024
+    /// Session tokens are 43 characters; anything much longer cannot be one and is not hashed.
+    static let maximumSessionTokenLength = 512
+    static let maximumNameBytes = 128
+}

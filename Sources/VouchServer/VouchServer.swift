@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import VouchStore
+import VouchTokens
+
+/// Builds the authentication server: routes, middleware and background work, over any `Store`.
+public enum VouchServer {
+    /// The current time in Unix seconds: the default clock.
+    public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+
+    /// - Parameters:
+    ///   - clock: injected so tests can move time (session expiry) without sleeping.
+    ///   - onServerRunning: called with the bound port once the server listens (port 0 picks one).
+    public static func makeApplication(
+        configuration: ServerConfiguration,
+        store: any Store,
+        logger: Logger,
+        clock: @escaping @Sendable () -> Int64 = systemClock,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> some ApplicationProtocol {
+        let authenticator = Authenticator(
+            store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
+            nonces: try await NonceIssuer.load(from: store), clock: clock)
+        let router = Router(context: VouchRequestContext.self)
+        // Middleware first: a route captures the middleware added before it is registered. The
+        // error middleware consults the route table, which is filled in below (it is a class).
+        let table = RouteTableBox()
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: table))
+        let routes = RouteRegistrar(router: router, table: table)
+        ClientRoutes(authenticator: authenticator,
+                     rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit) : nil)
+            .register(routes)
+        AdminRoutes(store: store, authenticator: authenticator,
+                    adminTokenHash: Array(SHA256.hash(data: Array(configuration.adminToken.utf8))), clock: clock)
+            .register(routes)
+
+        var app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        app.addServices(HousekeepingService(store: store, configuration: configuration, clock: clock, logger: logger))
+        return app
+    }
+}
