@@ -1,0 +1,33 @@
+import Foundation
+
+/// Runs an operation repeatedly for about `seconds` and reports operations per second and the
+/// mean time per operation. Wall-clock, single task unless the operation itself fans out.
+struct Measurement {
+    let name: String
+    let operations: Int
+    let elapsed: Duration
+
+    var perSecond: Double {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(operations) / seconds
+    }
+
+    var line: String {
+        let micros = 1e6 / perSecond
+        return "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", perSecond)) ops/s  \(String(format: "%9.1f", micros)) µs/op  (n=\(operations))"
+    }
+
+    static func run(_ name: String, seconds: Double, batch: Int = 1, _ operation: () async throws -> Void) async throws -> Measurement {
+        // Warm up: caches, lazy initialisation, connection set-up.
+        for _ in 0..<3 { try await operation() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start.advanced(by: .milliseconds(Int(seconds * 1000)))
+        var operations = 0
+        while clock.now < deadline {
+            try await operation()
+            operations += batch
+        }
+        return Measurement(name: name, operations: operations, elapsed: clock.now - start)
+    }
+}

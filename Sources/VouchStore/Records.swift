@@ -1,0 +1,168 @@
+import Foundation
+import VouchProtocol
+
+/// An application: the unit that sessions, users and registration secrets belong to.
+public struct AppRecord: Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var sessionTTLSeconds: Int64
+    /// Unix seconds.
+    public var createdAt: Int64
+
+    public init(id: UUID, name: String, sessionTTLSeconds: Int64, createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.sessionTTLSeconds = sessionTTLSeconds
+        self.createdAt = createdAt
+    }
+}
+
+/// An identity provider: an app's backend, known by the RSA keys it signs identity tokens with.
+public struct ProviderRecord: Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    /// The apps this provider may vouch for, sorted by UUID string.
+    public var appIDs: [UUID]
+    public var createdAt: Int64
+
+    public init(id: UUID, name: String, appIDs: [UUID], createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.appIDs = appIDs
+        self.createdAt = createdAt
+    }
+}
+
+/// A provider's public signing key. Deleted keys stay as tombstones (status `.deleted`).
+public struct KeyRecord: Sendable, Equatable {
+    public var id: UUID
+    public var providerID: UUID
+    public var status: KeyStatus
+    /// SubjectPublicKeyInfo PEM ("-----BEGIN PUBLIC KEY-----").
+    public var publicKeyPEM: String
+    /// `sha256:` + lower-case hex of the SHA-256 of the key's DER encoding.
+    public var fingerprint: String
+    public var createdAt: Int64
+
+    public init(id: UUID, providerID: UUID, status: KeyStatus, publicKeyPEM: String, fingerprint: String, createdAt: Int64) {
+        self.id = id
+        self.providerID = providerID
+        self.status = status
+        self.publicKeyPEM = publicKeyPEM
+        self.fingerprint = fingerprint
+        self.createdAt = createdAt
+    }
+}
+
+/// A Sinch-profile registration secret: the shared secret an app's backend derives daily keys from.
+///
+/// Stored as issued, because verification needs the secret itself (HMAC), not a hash of it.
+public struct RegistrationSecretRecord: Sendable, Equatable {
+    /// Lower-case UUID string; appears in the token's `iss`.
+    public var applicationKey: UUID
+    public var appID: UUID
+    /// The 32 secret bytes.
+    public var secret: [UInt8]
+    public var createdAt: Int64
+
+    public init(applicationKey: UUID, appID: UUID, secret: [UInt8], createdAt: Int64) {
+        self.applicationKey = applicationKey
+        self.appID = appID
+        self.secret = secret
+        self.createdAt = createdAt
+    }
+}
+
+/// The identity fields a token may carry; `nil` means "not provided".
+public struct IdentityProfile: Sendable, Equatable {
+    public var displayName: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var avatarURL: String?
+
+    public init(displayName: String? = nil, firstName: String? = nil, lastName: String? = nil, avatarURL: String? = nil) {
+        self.displayName = displayName
+        self.firstName = firstName
+        self.lastName = lastName
+        self.avatarURL = avatarURL
+    }
+}
+
+/// A user of one app, as last described by an identity token.
+public struct UserRecord: Sendable, Equatable {
+    public var appID: UUID
+    public var userID: String
+    public var profile: IdentityProfile
+    public var suspended: Bool
+
+    public init(appID: UUID, userID: String, profile: IdentityProfile, suspended: Bool) {
+        self.appID = appID
+        self.userID = userID
+        self.profile = profile
+        self.suspended = suspended
+    }
+}
+
+/// Why a session stopped being usable before its expiry.
+public enum SessionEndReason: String, Sendable, Equatable {
+    /// `DELETE /sessions/<t>` or the admin API's revocation.
+    case revoked
+    /// The user was suspended.
+    case userSuspended = "user_suspended"
+}
+
+/// A session as stored: only the SHA-256 of its token is kept.
+public struct SessionRecord: Sendable, Equatable {
+    public var tokenHash: [UInt8]
+    public var appID: UUID
+    public var userID: String
+    public var createdAt: Int64
+    public var expiresAt: Int64
+    /// Unix seconds at which it was ended, or `nil` while it lives.
+    public var endedAt: Int64?
+    public var endReason: SessionEndReason?
+
+    public init(tokenHash: [UInt8], appID: UUID, userID: String, createdAt: Int64, expiresAt: Int64,
+                endedAt: Int64? = nil, endReason: SessionEndReason? = nil) {
+        self.tokenHash = tokenHash
+        self.appID = appID
+        self.userID = userID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.endedAt = endedAt
+        self.endReason = endReason
+    }
+}
+
+/// The single-use proof that a sign-in's nonce has not been used before, written in the same
+/// transaction as the session it admits.
+public enum NonceClaim: Sendable, Equatable {
+    /// A server-issued nonce (Layer profile), identified by its SHA-256; `expiresAt` is when the
+    /// nonce itself expires, after which the record may be purged (the nonce is then invalid anyway).
+    case serverNonce(hash: [UInt8], expiresAt: Int64)
+    /// A client-made nonce (Sinch profile), unique per app until `expiresAt` (the token's `exp`).
+    case registrationNonce(appID: UUID, nonce: String, expiresAt: Int64)
+}
+
+/// What to write when a sign-in succeeds.
+public struct NewSession: Sendable, Equatable {
+    public var tokenHash: [UInt8]
+    public var appID: UUID
+    public var userID: String
+    /// Identity fields from the token; `nil` fields leave the stored value unchanged.
+    public var profile: IdentityProfile
+    public var createdAt: Int64
+    public var expiresAt: Int64
+    public var nonce: NonceClaim
+
+    public init(tokenHash: [UInt8], appID: UUID, userID: String, profile: IdentityProfile,
+                createdAt: Int64, expiresAt: Int64, nonce: NonceClaim) {
+        self.tokenHash = tokenHash
+        self.appID = appID
+        self.userID = userID
+        self.profile = profile
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.nonce = nonce
+    }
+}

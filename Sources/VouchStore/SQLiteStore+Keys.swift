@@ -1,0 +1,56 @@
+import Foundation
+import SQLiteNIO
+import VouchProtocol
+
+extension SQLiteStore {
+    public func createKey(_ key: KeyRecord) async throws {
+        try await exclusive("createKey") { db in
+            try await db.execute(
+                """
+                INSERT INTO provider_keys (id, provider_id, status, public_key_pem, fingerprint, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [.uuid(key.id), .uuid(key.providerID), .text(key.status.rawValue), .text(key.publicKeyPEM),
+                 .text(key.fingerprint), .int64(key.createdAt)])
+        }
+    }
+
+    public func key(id: UUID) async throws -> KeyRecord? {
+        try await exclusive("key") { db in
+            try await db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(id)]).first.map(KeyRecord.init(row:))
+        }
+    }
+
+    public func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] {
+        try await exclusive("keys") { db in
+            try await db.rows(
+                "SELECT * FROM provider_keys WHERE provider_id = ? ORDER BY created_at, rowid", [.uuid(providerID)]
+            ).map(KeyRecord.init(row:))
+        }
+    }
+
+    public func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord {
+        let updated = try await exclusive("setKeyStatus") { db in
+            try await db.rows(
+                "UPDATE provider_keys SET status = ? WHERE id = ? RETURNING *", [.text(status.rawValue), .uuid(id)]
+            ).first.map(KeyRecord.init(row:))
+        }
+        guard let updated else { throw StoreError.notFound }
+        return updated
+    }
+}
+
+extension KeyRecord {
+    init(row: SQLiteRow) throws {
+        guard let status = KeyStatus(rawValue: try row.text("status")) else {
+            throw StoreError.unavailable("corrupt row: column status has an unexpected value")
+        }
+        self.init(
+            id: try row.uuid("id"),
+            providerID: try row.uuid("provider_id"),
+            status: status,
+            publicKeyPEM: try row.text("public_key_pem"),
+            fingerprint: try row.text("fingerprint"),
+            createdAt: try row.int64("created_at"))
+    }
+}

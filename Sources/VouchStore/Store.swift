@@ -1,0 +1,83 @@
+import Foundation
+import VouchProtocol
+
+/// Everything the server keeps, behind one protocol so that SQLite (one instance) and
+/// PostgreSQL (many instances) are interchangeable and held to one conformance suite.
+///
+/// Every guarantee the server relies on is a method here, done by the database rather than by a
+/// lock in one process: a nonce is used at most once (`createSession`), a revocation or suspension
+/// is visible to the very next `session(tokenHash:)`, on this instance or another.
+public protocol Store: Sendable {
+    // MARK: Apps
+    func createApp(_ app: AppRecord) async throws
+    func app(id: UUID) async throws -> AppRecord?
+    /// All apps, oldest first.
+    func apps() async throws -> [AppRecord]
+    /// Replaces name and TTL; throws `StoreError.notFound` for an unknown app.
+    func updateApp(_ app: AppRecord) async throws
+
+    // MARK: Providers
+    func createProvider(_ provider: ProviderRecord) async throws
+    func provider(id: UUID) async throws -> ProviderRecord?
+    /// Idempotent. Throws `.notFound` when the provider or the app does not exist.
+    func bindProvider(_ providerID: UUID, toApp appID: UUID) async throws
+    /// Idempotent. Throws `.notFound` when the provider or the app does not exist.
+    func unbindProvider(_ providerID: UUID, fromApp appID: UUID) async throws
+
+    // MARK: Keys
+    /// Throws `.notFound` for an unknown provider, `.alreadyExists` for a key id in use.
+    func createKey(_ key: KeyRecord) async throws
+    func key(id: UUID) async throws -> KeyRecord?
+    /// The provider's keys, tombstones included, oldest first.
+    func keys(ofProvider providerID: UUID) async throws -> [KeyRecord]
+    /// Sets the status (a deletion is `.deleted`: the row stays as a tombstone); returns the
+    /// updated key. Throws `.notFound` for an unknown key.
+    func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord
+
+    // MARK: Registration secrets (Sinch profile)
+    /// Throws `.notFound` for an unknown app.
+    func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws
+    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecretRecord?
+    /// Whether a registration nonce of this app was seen and has not yet expired at `now`.
+    func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool
+
+    // MARK: Nonces (Layer profile; the nonce itself is stateless, only its use is recorded)
+    /// Whether a server nonce with this hash was already used.
+    func serverNonceUsed(hash: [UInt8]) async throws -> Bool
+
+    // MARK: Users
+    func user(appID: UUID, userID: String) async throws -> UserRecord?
+    /// Sets suspension, creating the user row if there was none (so a user can be suspended before
+    /// their first sign-in). Suspending ends every live session of the user with
+    /// `.userSuspended` in the same transaction. Throws `.notFound` for an unknown app.
+    func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord
+    /// Sessions of the user that are neither ended nor expired at `now`.
+    func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int
+    /// Ends every live session of the user (`.revoked`); returns how many.
+    @discardableResult
+    func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int
+
+    // MARK: Sessions
+    /// One transaction: records the nonce's use (throws `.nonceAlreadyUsed` if it was used, and
+    /// writes nothing), refuses a suspended user (`.userSuspended`, nothing written), upserts the
+    /// user with the non-nil profile fields, and inserts the session.
+    func createSession(_ session: NewSession) async throws -> UserRecord
+    func session(tokenHash: [UInt8]) async throws -> SessionRecord?
+    /// Ends one session (`.revoked`) if it is live; no error for an unknown or ended one.
+    func revokeSession(tokenHash: [UInt8], now: Int64) async throws
+
+    // MARK: Server secrets
+    /// Returns the secret stored under `name`, or stores `candidate` and returns it when there is
+    /// none yet, atomically, so that every instance ends up with the same secret.
+    func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8]
+
+    // MARK: Housekeeping
+    /// Deletes used nonces and registration nonces past their expiry, and sessions that expired
+    /// more than `sessionGraceSeconds` ago. Returns how many rows went.
+    @discardableResult
+    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int
+    /// Cheap round trip for `GET /health`.
+    func ping() async throws
+    /// Releases the database; the store must not be used afterwards.
+    func close() async throws
+}

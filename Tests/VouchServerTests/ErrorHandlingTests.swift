@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import VouchProtocol
+
+@Suite("Error bodies and limits (PROTOCOL §2)")
+struct ErrorHandlingTests {
+    @Test("error bodies are byte for byte the protocol's shape")
+    func exactBodies() async throws {
+        try await LiveServer.run { server in
+            let missing = try await server.post("/sessions", ["identity_token": "x"])
+            #expect(missing.text == #"{"code":104,"data":{"property":"app_id"},"id":"missing_property","message":"The property `app_id` is required.","url":"https://vouch.dev/docs/errors#missing_property"}"#)
+            let denied = try await server.request(.GET, "/admin/apps")
+            #expect(denied.text == #"{"code":101,"id":"access_denied","message":"A valid admin token is required: Authorization: Bearer <admin token>.","url":"https://vouch.dev/docs/errors#access_denied"}"#)
+            for answer in [missing, denied] {
+                #expect(answer.header("Content-Type") == "application/json; charset=utf-8")
+                #expect(Set(answer.json.keys).isSubset(of: ["id", "code", "message", "url", "data"]))
+            }
+        }
+    }
+
+    @Test("unknown routes 404, wrong methods 405 with Allow")
+    func routing() async throws {
+        try await LiveServer.run { server in
+            let unknown = try await server.request(.GET, "/nope")
+            #expect(unknown.status == 404)
+            #expect(unknown.json["code"] as? Int == 102)
+            let wrong = try await server.request(.PUT, "/nonces")
+            #expect(wrong.status == 405)
+            #expect(wrong.json["id"] as? String == "method_not_allowed")
+            #expect(wrong.json["code"] as? Int == 109)
+            #expect(wrong.header("Allow") == "POST")
+            #expect(try await server.request(.GET, "/sessions/abc").header("Allow") == "DELETE")
+        }
+    }
+
+    @Test("bodies over 64 KiB are 413 too_large, with or without Content-Length")
+    func tooLarge() async throws {
+        try await LiveServer.run { server in
+            let big = String(repeating: "a", count: 64 * 1024 + 1)
+            for path in ["/sessions", "/nonces", "/admin/apps"] {
+                let answer = try await server.request(.POST, path, body: big, admin: true)
+                #expect(answer.status == 413, "\(path)")
+                #expect(answer.json["id"] as? String == "too_large")
+                #expect(answer.json["code"] as? Int == 111)
+            }
+            let exactly = try await server.request(.POST, "/sessions", body: "{\"identity_token\":\"" + String(repeating: "a", count: 60_000) + "\"}")
+            #expect(exactly.status == 422, "a body under the limit is read")
+        }
+    }
+
+    @Test("malformed bodies are 400 invalid_request, wrong types 422 naming the property")
+    func malformed() async throws {
+        try await LiveServer.run { server in
+            for body in ["{", "[]", "null", "\"text\"", "{\"identity_token\":", "\u{FF}\u{FE}", ""] {
+                let answer = try await server.request(.POST, "/sessions", body: body)
+                #expect(answer.status == 400, "\(body.debugDescription): \(answer.text)")
+                #expect(answer.json["id"] as? String == "invalid_request")
+                #expect(answer.json["code"] as? Int == 10)
+            }
+            for contentType in ["text/plain", "application/json; charset=latin1", "application/jsonx"] {
+                let answer = try await server.request(.POST, "/sessions", body: "{}", contentType: contentType)
+                #expect(answer.status == 400, "\(contentType)")
+            }
+            #expect(try await server.request(.POST, "/sessions", body: #"{"identity_token":"x","app_id":"y"}"#,
+                                             contentType: "application/json; charset=UTF-8").status == 403)
+            let wrongType = try await server.request(.POST, "/sessions", body: #"{"identity_token":7,"app_id":"y"}"#)
+            #expect(wrongType.status == 422)
+            #expect(wrongType.data["property"] as? String == "identity_token")
+        }
+    }
+
+    @Test("rate limit: bursts of 2N, then 429 with Retry-After")
+    func rateLimit() async throws {
+        try await LiveServer.run(rateLimit: 3) { server in
+            var statuses: [Int] = []
+            var retryAfter: String?
+            for _ in 0..<10 {
+                let answer = try await server.request(.POST, "/nonces")
+                statuses.append(answer.status)
+                if answer.status == 429 {
+                    retryAfter = answer.header("Retry-After")
+                    #expect(answer.json["id"] as? String == "rate_limit_exceeded")
+                    #expect(answer.json["code"] as? Int == 7)
+                }
+            }
+            #expect(statuses.prefix(6).allSatisfy { $0 == 201 }, "\(statuses)")
+            #expect(statuses.contains(429), "\(statuses)")
+            #expect(Int(retryAfter ?? "") ?? 0 >= 1)
+            #expect(try await server.request(.GET, "/health").status == 200, "other routes are not limited")
+        }
+    }
+}

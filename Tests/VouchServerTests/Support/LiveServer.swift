@@ -1,0 +1,115 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOFoundationCompat
+@_exported import enum NIOHTTP1.HTTPMethod
+import VouchServer
+import VouchStore
+
+/// A clock the tests move by hand, so that session expiry is tested without sleeping.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Int64
+
+    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { current = start }
+
+    var now: Int64 { lock.withLock { current } }
+    func advance(by seconds: Int64) { lock.withLock { current += seconds } }
+    var closure: @Sendable () -> Int64 { { [self] in now } }
+}
+
+/// One HTTP answer, with the body parsed as JSON when it is JSON.
+struct HTTPResult: Sendable {
+    let status: Int
+    let headers: [(String, String)]
+    let body: Data
+
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+    var jsonArray: [[String: Any]] { (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] ?? [] }
+    var text: String { String(decoding: body, as: UTF8.self) }
+    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    var data: [String: Any] { json["data"] as? [String: Any] ?? [:] }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: body) }
+}
+
+/// A real `vouch serve` application on 127.0.0.1 over a real SQLite file, talked to over real HTTP.
+struct LiveServer: Sendable {
+    static let adminToken = "test-admin-token-0123456789"
+
+    let baseURL: String
+    let store: SQLiteStore
+    let clock: ManualClock
+
+    /// Starts a server on a fresh SQLite database in a temporary directory, runs `body`, and
+    /// always stops the server and closes the store.
+    static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(), purgeIntervalSeconds: Int64 = 60,
+                    _ body: @Sendable (LiveServer) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "vouch-test")
+        logger.logLevel = .warning
+        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, logger: logger)
+        do {
+            let port = PortBox()
+            let app = try await VouchServer.makeApplication(
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
+                                                   purgeIntervalSeconds: purgeIntervalSeconds),
+                store: store, logger: logger, clock: clock.closure, onServerRunning: { port.set($0) })
+            try await app.test(.live) { _ in
+                try await body(LiveServer(baseURL: "http://localhost:\(port.value)", store: store, clock: clock))
+            }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    func request(_ method: HTTPMethod, _ path: String, body: String? = nil, headers: [String: String] = [:],
+                 admin: Bool = false, contentType: String? = "application/json") async throws -> HTTPResult {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if admin { request.headers.add(name: "Authorization", value: "Bearer \(Self.adminToken)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 22)
+        return HTTPResult(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                          body: Data(buffer: bytes))
+    }
+
+    func json(_ object: [String: Any]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
+    }
+
+    func post(_ path: String, _ object: [String: Any], admin: Bool = false) async throws -> HTTPResult {
+        try await request(.POST, path, body: json(object), admin: admin)
+    }
+
+    func nonce() async throws -> String {
+        let answer = try await request(.POST, "/nonces")
+        guard answer.status == 201, let nonce = answer.json["nonce"] as? String else {
+            throw TestFailure("POST /nonces answered \(answer.status): \(answer.text)")
+        }
+        return nonce
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+private final class PortBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var port = 0
+    func set(_ value: Int) { lock.withLock { port = value } }
+    var value: Int { lock.withLock { port } }
+}

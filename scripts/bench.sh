@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The benchmark command of docs/PERFORMANCE.md: the floor (OpenSSL's RSA-2048) and Vouch's own
+# figures, in one run on one machine, from a release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-3}"
+
+swift build -c release --product vouch-benchmark
+echo "== machine"
+uname -srm
+grep -m1 "model name" /proc/cpuinfo 2>/dev/null || sysctl -n machdep.cpu.brand_string 2>/dev/null || true
+echo "== floor: openssl speed rsa2048 (one core)"
+openssl speed -seconds "$seconds" rsa2048 2>/dev/null | tail -n 2
+echo "== vouch"
+.build/release/vouch-benchmark "$seconds"

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command of the README's quick start: builds everything once, runs the README's
+# end-to-end walkthrough against the built binary, then every test suite from that build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift build --build-tests
+bash scripts/walkthrough.sh .build/debug/vouch
+swift test --skip-build
