@@ -34,7 +34,7 @@ public enum LayerID {
     }
 
     static func parse(_ text: String, prefix: String) -> UUID? {
-        if text.hasPrefix(prefix) { return parseUUID(text.dropFirst(prefix.count)) }
+        if let rest = text.bytesDroppingPrefix(prefix) { return parseUUID(rest) }
         return parseUUID(text)
     }
 

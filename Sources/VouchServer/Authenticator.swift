@@ -44,7 +44,7 @@ public struct Authenticator: Sendable {
             nonceClaim = .serverNonce(hash: opened.hash, expiresAt: opened.expiresAt)
         case .sinch:
             nonceClaim = .registrationNonce(appID: app.id, nonce: verified.nonce,
-                                            expiresAt: verified.expiresAt + verifier.leewaySeconds)
+                                            expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
         }
 
         let (token, hash) = SessionToken.generate()

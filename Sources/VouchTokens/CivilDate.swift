@@ -22,11 +22,13 @@ public struct CivilDate: Sendable, Equatable, Comparable, CustomStringConvertibl
 
     /// The UTC date of a Unix time in seconds.
     public init(unixSeconds: Int64) {
-        let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
-        self.init(daysSinceEpoch: days)
+        // Floor division without the `- 86_399` that would overflow near Int64.min.
+        let (quotient, remainder) = unixSeconds.quotientAndRemainder(dividingBy: 86_400)
+        self.init(daysSinceEpoch: remainder < 0 ? quotient - 1 : quotient)
     }
 
-    public init(daysSinceEpoch: Int64) {
+    /// Only for day counts that come from Unix seconds (|days| < 2^47), where no step can overflow.
+    init(daysSinceEpoch: Int64) {
         let z = daysSinceEpoch + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -16,7 +16,8 @@ struct ClaimRules {
         let required: Bool
     }
 
-    /// Latest instant a time claim may name: 9999-12-31T23:59:59Z.
+    /// Latest issue time a minter accepts: 9999-12-31T23:59:59Z. (The verifier accepts any
+    /// non-negative 64-bit time, so that an `iat` in milliseconds reaches rule #19 and its hint.)
     static let latestTime: Int64 = 253_402_300_799
     /// `iat` values above this are almost certainly milliseconds (it is the year 5138 in seconds).
     static let millisecondsThreshold: Int64 = 100_000_000_000
@@ -49,12 +50,13 @@ struct ClaimRules {
 
     func string(_ name: String) -> String? { claims[name]?.stringValue }
 
-    /// An integer claim's value when it is usable: written as an integer and within 0…9999-12-31.
-    /// Adds #15 otherwise (an integer too large for 64 bits is a wrong value, not a wrong type).
+    /// An integer claim's value when it is usable: written as an integer, not negative, and within
+    /// 64 bits. Adds #15 otherwise (an integer too large for 64 bits is a wrong value, not a wrong
+    /// type). Far-future values are left to the time rules, which can say why (milliseconds).
     func time(_ name: String, usable: Set<String>, _ findings: inout Findings) throws(Findings.Stop) -> Int64? {
         guard usable.contains(name), case .number(let number) = claims[name] else { return nil }
-        guard let value = number.integerValue, (0...Self.latestTime).contains(value) else {
-            try findings.add(.claimWrongValue, claim: name, hint: "must be Unix seconds between 0 and \(Self.latestTime)")
+        guard let value = number.integerValue, value >= 0 else {
+            try findings.add(.claimWrongValue, claim: name, hint: "must be Unix seconds: an integer from 0 to 2^63-1")
             return nil
         }
         return value
@@ -81,16 +83,24 @@ struct ClaimRules {
     }
 }
 
+/// Additions on times that come from tokens, which may be anywhere in 0…Int64.max.
+public enum Saturating {
+    public static func add(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+        return overflow ? (rhs > 0 ? .max : .min) : sum
+    }
+}
+
 /// The time rules #18–#19 both profiles share.
 struct TimeRules {
     let now: Int64
     let leeway: Int64
 
     func check(issuedAt: Int64?, expiresAt: Int64?, _ findings: inout Findings) throws(Findings.Stop) {
-        if let expiresAt, now >= expiresAt + leeway {
+        if let expiresAt, now >= Saturating.add(expiresAt, leeway) {
             try findings.add(.expired, claim: "exp")
         }
-        if let issuedAt, issuedAt > now + leeway {
+        if let issuedAt, issuedAt > Saturating.add(now, leeway) {
             let hint = issuedAt > ClaimRules.millisecondsThreshold
                 ? "`iat` looks like milliseconds since 1970; it must be in seconds"
                 : "`iat` is \(issuedAt - now) s ahead of the server clock (server_time)"

@@ -25,7 +25,7 @@ struct HeaderRules {
             }
         }
         for parameter in parameters {
-            if let value = header[parameter.name]?.stringValue, value != parameter.expected {
+            if let value = header[parameter.name]?.stringValue, !value.bytesEqual(parameter.expected) {
                 try findings.add(.headerParamWrongValue, param: parameter.name,
                                  hint: "`\(parameter.name)` must be `\(parameter.expected)`")
             }

@@ -35,6 +35,7 @@ public struct LayerTokenMinter: Sendable {
             throw MintingError.invalidNonce
         }
         guard (60...86_400).contains(ttl) else { throw MintingError.invalidTTL(ttl) }
+        guard (0...(ClaimRules.latestTime - ttl)).contains(issuedAt) else { throw MintingError.invalidIssueTime(issuedAt) }
 
         let header: [String: JSONValue] = [
             "typ": "JWT", "alg": "RS256", "cty": .string(LayerPolicy.contentType), "kid": .string(LayerID.key(keyID)),

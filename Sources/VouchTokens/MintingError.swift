@@ -7,6 +7,7 @@ public enum MintingError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidUserID(String)
     case invalidNonce
     case invalidTTL(Int64)
+    case invalidIssueTime(Int64)
     case invalidClaim(String)
 
     public var description: String {
@@ -17,6 +18,7 @@ public enum MintingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidUserID(let rule): "invalid user id: \(rule)"
         case .invalidNonce: "the nonce must be 1…1024 bytes without control characters"
         case .invalidTTL(let ttl): "invalid TTL \(ttl): it must be between 60 and 86400 seconds"
+        case .invalidIssueTime(let time): "invalid issue time \(time): it must be Unix seconds between 0 and 253402300799 (9999-12-31) less the TTL"
         case .invalidClaim(let name): "invalid value for \(name)"
         }
     }

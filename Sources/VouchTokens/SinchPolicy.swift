@@ -90,8 +90,8 @@ struct SinchPolicy {
     /// #9 via `iss`: `//rtc.sinch.com/applications/<application key>`. A missing or malformed `iss`
     /// names no secret, which in this profile is the same as an unknown `kid`.
     private func applicationKey(_ findings: inout Findings) throws(Findings.Stop) -> UUID? {
-        guard let issuer = jws.claims["iss"]?.stringValue, issuer.hasPrefix(Self.issuerPrefix),
-              let key = LayerID.parseUUID(issuer.dropFirst(Self.issuerPrefix.count)) else {
+        guard let issuer = jws.claims["iss"]?.stringValue, let rest = issuer.bytesDroppingPrefix(Self.issuerPrefix),
+              let key = LayerID.parseUUID(rest) else {
             try findings.add(.keyNotFound, claim: "iss", hint: "`iss` must be `\(Self.issuerPrefix)<application key>`")
             return nil
         }
@@ -106,7 +106,7 @@ struct SinchPolicy {
             return
         }
         // A missing or non-integer `iat` is reported by #13/#14 instead.
-        if let issuedAt = jws.claims["iat"]?.integerValue, CivilDate(unixSeconds: issuedAt) != kidDate {
+        if let issuedAt = jws.claims["iat"]?.integerValue, issuedAt >= 0, CivilDate(unixSeconds: issuedAt) != kidDate {
             try findings.add(.keyNotFound, param: "kid", hint: "the `kid` date must be the UTC day of `iat`")
         }
     }
@@ -115,12 +115,10 @@ struct SinchPolicy {
     private func userID(rules: ClaimRules, usable: Set<String>, _ findings: inout Findings) throws(Findings.Stop) -> String? {
         guard usable.contains("sub"), usable.contains("iss"), let subject = rules.string("sub"),
               let issuer = rules.string("iss") else { return nil }
-        let prefix = issuer + "/users/"
-        guard subject.hasPrefix(prefix) else {
+        guard let userID = subject.bytesDroppingPrefix(issuer + "/users/") else {
             try findings.add(.claimWrongValue, claim: "sub", hint: "`sub` must be `iss` followed by `/users/<user id>`")
             return nil
         }
-        let userID = String(subject.dropFirst(prefix.count))
         guard Self.isValidUserID(userID) else {
             try findings.add(.claimWrongValue, claim: "sub", hint: "the user id must be 1…255 characters of A–Z a–z 0–9 _ = -")
             return nil

@@ -19,8 +19,8 @@ public enum SinchSigningKey {
 
     /// The date a `kid` names, or `nil` when it is not `hkdfv1-` followed by a real date.
     public static func date(fromKID kid: String) -> CivilDate? {
-        guard kid.hasPrefix(kidPrefix) else { return nil }
-        return CivilDate(compact: kid.dropFirst(kidPrefix.count))
+        guard let rest = kid.bytesDroppingPrefix(kidPrefix) else { return nil }
+        return CivilDate(compact: rest)
     }
 
     /// Decodes an application secret as issued: standard base64 (padding optional).

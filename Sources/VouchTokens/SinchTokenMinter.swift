@@ -34,6 +34,7 @@ public struct SinchTokenMinter: Sendable {
         guard (1...SinchPolicy.maximumNonceBytes).contains(nonce.utf8.count),
               !LayerTokenMinter.hasControlCharacters(nonce) else { throw MintingError.invalidNonce }
         guard (SinchPolicy.minimumTTL...86_400).contains(ttl) else { throw MintingError.invalidTTL(ttl) }
+        guard (0...(ClaimRules.latestTime - ttl)).contains(issuedAt) else { throw MintingError.invalidIssueTime(issuedAt) }
 
         let date = CivilDate(unixSeconds: issuedAt)
         let issuer = SinchPolicy.issuerPrefix + applicationKey.lowercased

@@ -11,8 +11,8 @@ public enum TokenProfile: String, Sendable, Codable, Equatable {
     /// PROTOCOL §5.3: the header picks the profile; anything unrecognised is judged as Layer and
     /// so fails the first Layer rule it breaks. The algorithm is never taken from the token.
     public static func select(for header: [String: JSONValue]) -> TokenProfile {
-        if header["cty"]?.stringValue == LayerPolicy.contentType { return .layer }
-        if header["cty"] == nil, let kid = header["kid"]?.stringValue, kid.hasPrefix(SinchSigningKey.kidPrefix) {
+        if header["cty"]?.stringValue?.bytesEqual(LayerPolicy.contentType) == true { return .layer }
+        if header["cty"] == nil, let kid = header["kid"]?.stringValue, kid.bytesHavePrefix(SinchSigningKey.kidPrefix) {
             return .sinch
         }
         return .layer

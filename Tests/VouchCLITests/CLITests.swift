@@ -1,0 +1,455 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchTokens
+
+// MARK: - Running processes
+
+enum CLI {
+    /// Tests/VouchCLITests/CLITests.swift → the package root.
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binary = packageRoot.appendingPathComponent(".build/debug/vouch")
+    static let script = packageRoot.appendingPathComponent("scripts/verify_token.py")
+    static let vectors = packageRoot.appendingPathComponent("../shared/vectors").standardizedFileURL
+
+    static var binaryExists: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
+    static let binaryMissing = "the vouch binary is missing at .build/debug/vouch (run `swift build --product vouch` first); skipped"
+
+    static var vectorsAvailable: Bool {
+        FileManager.default.fileExists(atPath: vectors.appendingPathComponent("sinch-reference.json").path)
+    }
+
+    static let openssl: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether `python3 -c "import jwt"` works (CI installs pyjwt).
+    static let pythonHasJWT: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import jwt"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationReason == .exit && process.terminationStatus == 0
+    }()
+
+    struct Result: CustomStringConvertible {
+        var status: Int32
+        /// True when the process died of a signal (a crash), not by exiting.
+        var signaled: Bool
+        var stdout: String
+        var stderr: String
+
+        var output: String { stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+        var succeeded: Bool { !signaled && status == 0 }
+        var description: String { "status \(status)\(signaled ? " (signal)" : ""), stdout: \(stdout.prefix(400)), stderr: \(stderr.prefix(400))" }
+    }
+
+    static func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cli-io-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("stdout")
+        let errURL = scratch.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+                return
+            }
+            if let stdin {
+                input.fileHandleForWriting.write(Data(stdin.utf8))
+                try? input.fileHandleForWriting.close()
+            }
+        }
+        try out.close()
+        try err.close()
+        return Result(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
+                      stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    static func vouch(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
+        try await run(binary, arguments, stdin: stdin, in: directory)
+    }
+
+    static func python(_ arguments: [String]) async throws -> Result {
+        try await run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path] + arguments, in: packageRoot)
+    }
+
+    /// A fresh temporary directory, removed by `cleanup`.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func jsonObject(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
+    }
+}
+
+// MARK: - The world the minted tokens are verified in
+
+struct CLIContext: VerificationContext {
+    var keys: [UUID: LayerVerificationKey] = [:]
+    var bindings: [UUID: Set<UUID>] = [:]
+    var nonces: Set<String> = []
+    var secrets: [UUID: RegistrationSecret] = [:]
+
+    func layerKey(id: UUID) async throws -> LayerVerificationKey? { keys[id] }
+    func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding {
+        guard let apps = bindings[providerID] else { return .unknownProvider }
+        return apps.contains(appID) ? .bound : .notBound
+    }
+    func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool { nonces.contains(nonce) }
+    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? { secrets[applicationKey] }
+    func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool { false }
+    func isUserSuspended(appID: UUID, userID: String) async throws -> Bool { false }
+}
+
+enum Fixture {
+    static let appID = UUID(uuidString: "11111111-2222-4333-8444-555555555555")!
+    static let providerID = UUID(uuidString: "6a1f0e9c-3b2d-4c5e-9f8a-7b6c5d4e3f21")!
+    static let keyID = UUID(uuidString: "d4c3b2a1-0f9e-4d8c-b7a6-958473625140")!
+    static let applicationKey = "a32e5a8d-f7d8-411c-9645-9038e8dd051d"
+    static let applicationSecret = "ax8hTTQJF0OPXL32r1LHMA=="
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// `keys generate` into a fresh directory; returns the directory.
+    static func generateKeys() async throws -> URL {
+        let directory = try CLI.temporaryDirectory()
+        let result = try await CLI.vouch(["keys", "generate", "--out", directory.path])
+        try #require(result.succeeded, "\(result)")
+        return directory
+    }
+
+    static func mintArguments(keyDirectory: URL, userID: String = "alice", nonce: String = "nonce-1") -> [String] {
+        ["token", "mint", "--provider-id", LayerID.provider(providerID), "--key-id", keyID.uuidString,
+         "--private-key", keyDirectory.appendingPathComponent("private.pem").path, "--user-id", userID, "--nonce", nonce]
+    }
+
+    static func layerContext(publicKeyPEM: String, nonce: String) throws -> CLIContext {
+        let info = try PublicKeyInfo(pem: publicKeyPEM)
+        var context = CLIContext()
+        context.keys[keyID] = LayerVerificationKey(id: keyID, providerID: providerID, status: .active, publicKey: info.key)
+        context.bindings[providerID] = [appID]
+        context.nonces = [nonce]
+        return context
+    }
+
+    static func sinchContext() throws -> CLIContext {
+        var context = CLIContext()
+        let key = try #require(UUID(uuidString: applicationKey))
+        context.secrets[key] = RegistrationSecret(applicationKey: key, appID: appID,
+                                                  secret: Array(try #require(Data(base64Encoded: applicationSecret))))
+        return context
+    }
+}
+
+// MARK: - Tests
+
+@Suite("vouch CLI", .enabled(if: CLI.binaryExists, "\(CLI.binaryMissing)"))
+struct CLITests {
+    @Test("keys generate, then token mint: the token verifies against the generated public key")
+    func generateAndMint() async throws {
+        let directory = try await Fixture.generateKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let privateURL = directory.appendingPathComponent("private.pem")
+        let publicURL = directory.appendingPathComponent("public.pem")
+        let privatePEM = try String(contentsOf: privateURL, encoding: .utf8)
+        let publicPEM = try String(contentsOf: publicURL, encoding: .utf8)
+        #expect(privatePEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        #expect(publicPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+        let mode = try FileManager.default.attributesOfItem(atPath: privateURL.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "private.pem must be readable by its owner only")
+        #expect(try RSAKeyPair.privateKey(pem: privatePEM).keySizeInBits == 2048)
+        #expect(try RSAKeyPair.privateKey(pem: privatePEM).publicKey.derRepresentation == PublicKeyInfo(pem: publicPEM).key.derRepresentation)
+
+        let nonce = "cli-nonce-\(UUID().uuidString)"
+        let minted = try await CLI.vouch(Fixture.mintArguments(keyDirectory: directory, nonce: nonce) + ["--display-name", "Alice A."])
+        try #require(minted.succeeded, "\(minted)")
+        let token = minted.output
+        #expect(JWS3.count(token) == 3)
+        let context = try Fixture.layerContext(publicKeyPEM: publicPEM, nonce: nonce)
+        let verified = try await TokenVerifier().verify(token, appID: Fixture.appID, context: context, now: Fixture.now)
+        #expect(verified.userID == "alice")
+        #expect(verified.nonce == nonce)
+        #expect(verified.providerID == Fixture.providerID)
+        #expect(verified.keyID == Fixture.keyID)
+        #expect(verified.expiresAt - verified.issuedAt == 120)
+        #expect(abs(verified.issuedAt - Fixture.now) < 120)
+        #expect(verified.identity.displayName == "Alice A.")
+
+        // Another key's public half does not verify it.
+        let other = try RSAKeyPair.generate()
+        let wrong = try Fixture.layerContext(publicKeyPEM: other.publicKeyPEM, nonce: nonce)
+        await #expect(throws: TokenRejection(.signatureVerificationFailed)) {
+            try await TokenVerifier().verify(token, appID: Fixture.appID, context: wrong, now: Fixture.now)
+        }
+    }
+
+    @Test("keys generate prints the public key's fingerprint, and refuses to overwrite without --force")
+    func generateRefusesOverwrite() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await CLI.vouch(["keys", "generate", "--out", directory.path])
+        try #require(first.succeeded, "\(first)")
+        let publicURL = directory.appendingPathComponent("public.pem")
+        let publicPEM = try String(contentsOf: publicURL, encoding: .utf8)
+        #expect(first.stdout.contains(try PublicKeyInfo(pem: publicPEM).fingerprint))
+
+        let second = try await CLI.vouch(["keys", "generate", "--out", directory.path])
+        #expect(!second.succeeded)
+        #expect(!second.signaled)
+        #expect(second.stderr.contains("--force"), "\(second)")
+        #expect(try String(contentsOf: publicURL, encoding: .utf8) == publicPEM, "the existing key must be left alone")
+
+        let forced = try await CLI.vouch(["keys", "generate", "--out", directory.path, "--force"])
+        #expect(forced.succeeded, "\(forced)")
+        #expect(try String(contentsOf: publicURL, encoding: .utf8) != publicPEM)
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("private.pem").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("--json outputs parse as JSON with the documented members")
+    func jsonOutputs() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = try await CLI.vouch(["keys", "generate", "--out", directory.path, "--json"])
+        try #require(keys.succeeded, "\(keys)")
+        let keysJSON = try CLI.jsonObject(keys.stdout)
+        let publicPEM = try String(contentsOf: directory.appendingPathComponent("public.pem"), encoding: .utf8)
+        #expect(keysJSON["fingerprint"] as? String == (try PublicKeyInfo(pem: publicPEM)).fingerprint)
+        #expect((keysJSON["private_key_file"] as? String)?.hasSuffix("private.pem") == true)
+        #expect((keysJSON["public_key_file"] as? String)?.hasSuffix("public.pem") == true)
+
+        let mint = try await CLI.vouch(Fixture.mintArguments(keyDirectory: directory) + ["--json"])
+        try #require(mint.succeeded, "\(mint)")
+        let token = try #require(try CLI.jsonObject(mint.stdout)["identity_token"] as? String)
+        #expect(JWS3.count(token) == 3)
+
+        let registration = try await CLI.vouch(["token", "mint-registration", "--application-key", Fixture.applicationKey,
+                                                "--application-secret", Fixture.applicationSecret, "--user-id", "bob", "--json"])
+        try #require(registration.succeeded, "\(registration)")
+        let registrationToken = try #require(try CLI.jsonObject(registration.stdout)["registration_token"] as? String)
+        let verified = try await TokenVerifier().verify(registrationToken, appID: Fixture.appID, context: try Fixture.sinchContext(),
+                                                        now: Fixture.now)
+        #expect(verified.userID == "bob")
+        #expect(verified.expiresAt - verified.issuedAt == 600)
+
+        let inspect = try await CLI.vouch(["token", "inspect", token, "--json"])
+        try #require(inspect.succeeded, "\(inspect)")
+        let inspected = try CLI.jsonObject(inspect.stdout)
+        #expect(inspected["profile"] as? String == "layer")
+        #expect(inspected["signature_bytes"] as? Int == 256)
+        let header = try #require(inspected["header"] as? [String: Any])
+        #expect(header["cty"] as? String == "layer-eit;v=1")
+        #expect(header["kid"] as? String == LayerID.key(Fixture.keyID))
+        let claims = try #require(inspected["claims"] as? [String: Any])
+        #expect(claims["prn"] as? String == "alice")
+        #expect(claims["nce"] as? String == "nonce-1")
+        #expect(claims["iss"] as? String == LayerID.provider(Fixture.providerID))
+    }
+
+    @Test("token mint-registration reproduces Sinch's reference token byte for byte",
+          .enabled(if: CLI.vectorsAvailable, "test vectors not found at ../shared/vectors; skipped"))
+    func mintRegistrationReference() async throws {
+        let data = try Data(contentsOf: CLI.vectors.appendingPathComponent("sinch-reference.json"))
+        let reference = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let inputs = try #require(reference["inputs"] as? [String: Any])
+        let expected = try #require((reference["tokens"] as? [String: Any])?["sorted_keys_no_typ"] as? String)
+        let result = try await CLI.vouch([
+            "token", "mint-registration",
+            "--application-key", try #require(inputs["application_key"] as? String),
+            "--application-secret", try #require(inputs["application_secret"] as? String),
+            "--user-id", try #require(inputs["user_id"] as? String),
+            "--issued-at", String(try #require(inputs["iat"] as? Int)),
+            "--nonce", try #require(inputs["nonce"] as? String),
+            "--ttl", "600",
+        ])
+        try #require(result.succeeded, "\(result)")
+        #expect(result.stdout == expected + "\n")
+    }
+
+    @Test("token inspect prints the header and claims (argument or standard input)")
+    func inspectPrintsClaims() async throws {
+        let token = try SinchTokenMinter(applicationKey: Fixture.applicationKey, applicationSecret: Fixture.applicationSecret)
+            .mint(userID: "carol", nonce: "n-42", issuedAt: 1_514_862_245, ttl: 600)
+        for (arguments, stdin) in [(["token", "inspect", token], nil as String?), (["token", "inspect", "-"], "  " + token + "\n")] {
+            let result = try await CLI.vouch(arguments, stdin: stdin)
+            try #require(result.succeeded, "\(result)")
+            #expect(result.stdout.contains("profile: sinch (not verified)"))
+            #expect(result.stdout.contains(#""sub" : "//rtc.sinch.com/applications/\#(Fixture.applicationKey)/users/carol""#), "\(result.stdout)")
+            #expect(result.stdout.contains(#""nonce" : "n-42""#))
+            #expect(result.stdout.contains(#""kid" : "hkdfv1-20180102""#))
+            #expect(result.stdout.contains("iat: 2018-01-02T03:04:05Z"))
+            #expect(result.stdout.contains("exp: 2018-01-02T03:14:05Z"))
+            #expect(result.stdout.contains("signature: 32 bytes"))
+        }
+        let garbage = try await CLI.vouch(["token", "inspect", "not.a.token"])
+        #expect(!garbage.succeeded && !garbage.signaled)
+        #expect(garbage.stderr.contains("eit_"), "\(garbage)")
+    }
+
+    @Test("errors: non-zero exit and a message on stderr")
+    func errors() async throws {
+        let directory = try await Fixture.generateKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let garbagePEM = directory.appendingPathComponent("garbage.pem")
+        try Data("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n".utf8).write(to: garbagePEM)
+        let base = Fixture.mintArguments(keyDirectory: directory)
+        func replacing(_ option: String, with value: String) -> [String] {
+            var copy = base
+            let index = copy.firstIndex(of: option)!
+            copy[index + 1] = value
+            return copy
+        }
+        let cases: [(String, [String], String)] = [
+            ("missing key file", replacing("--private-key", with: directory.appendingPathComponent("nope.pem").path), "nope.pem"),
+            ("garbage PEM", replacing("--private-key", with: garbagePEM.path), "private key"),
+            ("public key instead of private", replacing("--private-key", with: directory.appendingPathComponent("public.pem").path), "private key"),
+            ("bad provider id", replacing("--provider-id", with: "layer:///providers/nope"), "--provider-id"),
+            ("bad key id", replacing("--key-id", with: "key-1"), "--key-id"),
+            ("empty user id", replacing("--user-id", with: ""), "user id"),
+            ("over-long user id", replacing("--user-id", with: String(repeating: "u", count: 256)), "user id"),
+            ("TTL too long", base + ["--ttl", "86401"], "TTL"),
+            ("bad registration user id", ["token", "mint-registration", "--application-key", Fixture.applicationKey,
+                                          "--application-secret", Fixture.applicationSecret, "--user-id", "no spaces"], "user id"),
+            ("bad application secret", ["token", "mint-registration", "--application-key", Fixture.applicationKey,
+                                        "--application-secret", "short", "--user-id", "bob"], "secret"),
+            ("missing option", ["token", "mint", "--user-id", "alice"], "--provider-id"),
+            ("unknown subcommand", ["token", "frobnicate"], "frobnicate"),
+        ]
+        for (name, caseArguments, fragment) in cases {
+            let result = try await CLI.vouch(caseArguments)
+            #expect(!result.succeeded, "\(name): \(result)")
+            #expect(!result.signaled, "\(name) crashed: \(result)")
+            #expect(result.stdout.isEmpty, "\(name): nothing on stdout, got \(result.stdout)")
+            #expect(result.stderr.contains(fragment), "\(name): stderr should mention \(fragment): \(result.stderr)")
+        }
+    }
+
+    @Test("a 1024-bit private key is refused", .enabled(if: CLI.openssl != nil, "openssl not found; skipped"))
+    func smallKeyRefused() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let small = directory.appendingPathComponent("private.pem")
+        let generated = try await CLI.run(URL(fileURLWithPath: try #require(CLI.openssl)), ["genrsa", "-out", small.path, "1024"])
+        try #require(generated.succeeded, "\(generated)")
+        let result = try await CLI.vouch(Fixture.mintArguments(keyDirectory: directory))
+        #expect(!result.succeeded && !result.signaled, "\(result)")
+        #expect(result.stderr.contains("1024"), "\(result)")
+        #expect(result.stderr.contains("2048"), "\(result)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("an extreme --issued-at is an error message, not a crash", arguments: ["9223372036854775807", "-9223372036854775808", "-1"])
+    func extremeIssuedAt(issuedAt: String) async throws {
+        let result = try await CLI.vouch(["token", "mint-registration", "--application-key", Fixture.applicationKey,
+                                          "--application-secret", Fixture.applicationSecret, "--user-id", "bob",
+                                          "--issued-at=" + issuedAt])
+        #expect(!result.signaled, "vouch crashed: \(result)")
+        #expect(!result.succeeded, "a token the server must refuse (iat \(issuedAt)) was minted: \(result.stdout)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test("--help of every command exits 0", arguments: [
+        [], ["serve"], ["identity-provider"], ["keys"], ["keys", "generate"], ["token"], ["token", "mint"],
+        ["token", "mint-registration"], ["token", "inspect"], ["token", "validate"],
+    ])
+    func help(command: [String]) async throws {
+        let result = try await CLI.vouch(command + ["--help"])
+        #expect(result.succeeded, "\(command): \(result)")
+        #expect(result.stdout.contains("USAGE"), "\(command): \(result.stdout)")
+        #expect(result.stdout.contains("vouch"))
+    }
+}
+
+@Suite("vouch CLI against PyJWT", .enabled(if: CLI.binaryExists, "\(CLI.binaryMissing)"),
+       .enabled(if: CLI.pythonHasJWT, "python3 with PyJWT not available (pip install pyjwt); skipped"))
+struct IndependentVerificationTests {
+    @Test("a Layer token from `vouch token mint` verifies with PyJWT, with the expected claims")
+    func layerWithPyJWT() async throws {
+        let directory = try await Fixture.generateKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let publicKey = directory.appendingPathComponent("public.pem").path
+        let minted = try await CLI.vouch(Fixture.mintArguments(keyDirectory: directory, userID: "ünïcode user", nonce: "py-nonce")
+                                         + ["--ttl", "300", "--first-name", "Zoë", "--avatar-url", "https://example.com/a/b.png"])
+        try #require(minted.succeeded, "\(minted)")
+        let result = try await CLI.python(["layer", "--public-key", publicKey, minted.output])
+        try #require(result.succeeded, "\(result)")
+        let claims = try CLI.jsonObject(result.stdout)
+        #expect(claims["prn"] as? String == "ünïcode user")
+        #expect(claims["nce"] as? String == "py-nonce")
+        #expect(claims["iss"] as? String == LayerID.provider(Fixture.providerID))
+        #expect(claims["first_name"] as? String == "Zoë")
+        #expect(claims["avatar_url"] as? String == "https://example.com/a/b.png")
+        let iat = try #require(claims["iat"] as? Int)
+        #expect(claims["exp"] as? Int == iat + 300)
+        #expect(abs(Int64(iat) - Fixture.now) < 120)
+
+        // The script is no rubber stamp: another key, or a tampered token, fails.
+        let other = try await Fixture.generateKeys()
+        defer { try? FileManager.default.removeItem(at: other) }
+        let wrongKey = try await CLI.python(["layer", "--public-key", other.appendingPathComponent("public.pem").path, minted.output])
+        #expect(wrongKey.status == 1, "\(wrongKey)")
+        let tail = minted.output.hasSuffix("AA") ? "BA" : "AA"
+        let tampered = try await CLI.python(["layer", "--public-key", publicKey, String(minted.output.dropLast(2)) + tail])
+        #expect(tampered.status == 1, "\(tampered)")
+    }
+
+    @Test("a Sinch token from `vouch token mint-registration` verifies with PyJWT")
+    func sinchWithPyJWT() async throws {
+        let minted = try await CLI.vouch(["token", "mint-registration", "--application-key", Fixture.applicationKey,
+                                          "--application-secret", Fixture.applicationSecret, "--user-id", "user_7", "--ttl", "120"])
+        try #require(minted.succeeded, "\(minted)")
+        let result = try await CLI.python(["sinch", "--application-secret", Fixture.applicationSecret, minted.output])
+        try #require(result.succeeded, "\(result)")
+        let claims = try CLI.jsonObject(result.stdout)
+        let issuer = "//rtc.sinch.com/applications/" + Fixture.applicationKey
+        #expect(claims["iss"] as? String == issuer)
+        #expect(claims["sub"] as? String == issuer + "/users/user_7")
+        let iat = try #require(claims["iat"] as? Int)
+        #expect(claims["exp"] as? Int == iat + 120)
+        let nonce = try #require(claims["nonce"] as? String)
+        #expect(UUID(uuidString: nonce) != nil, "the CLI makes a UUID nonce")
+
+        let wrongSecret = try await CLI.python(["sinch", "--application-secret", "AAAAAAAAAAAAAAAAAAAAAA==", minted.output])
+        #expect(wrongSecret.status == 1, "\(wrongSecret)")
+    }
+
+    @Test("Sinch's reference token verifies with PyJWT too (clock checks off)",
+          .enabled(if: CLI.vectorsAvailable, "test vectors not found at ../shared/vectors; skipped"))
+    func referenceWithPyJWT() async throws {
+        let data = try Data(contentsOf: CLI.vectors.appendingPathComponent("sinch-reference.json"))
+        let reference = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let tokens = try #require(reference["tokens"] as? [String: String])
+        for (name, token) in tokens {
+            let result = try await CLI.python(["sinch", "--application-secret", Fixture.applicationSecret, "--ignore-expiry", token])
+            #expect(result.succeeded, "\(name): \(result)")
+            #expect((try? CLI.jsonObject(result.stdout))?["nonce"] as? String == "6b438bda-2d5c-4e8c-92b0-39f20a94b34e")
+        }
+    }
+}
+
+enum JWS3 {
+    static func count(_ token: String) -> Int { token.split(separator: ".", omittingEmptySubsequences: false).count }
+}
