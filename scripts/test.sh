@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 swift build --build-tests
+python3 scripts/check_walkthrough.py
 bash scripts/walkthrough.sh .build/debug/vouch
 swift test --skip-build

@@ -56,8 +56,10 @@ public enum DevelopmentIdentityProvider {
     public static func makeApplication(configuration: Configuration, logger: Logger,
                                        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: VouchRequestContext.self)
-        router.add(middleware: FailureMiddleware())
-        router.post("/identity_tokens") { request, context in
+        let table = RouteTableBox()
+        router.add(middleware: FailureMiddleware(routes: table))
+        let routes = RouteRegistrar(router: router, table: table)
+        routes.on(.post, "/identity_tokens") { request, context in
             let body = try await decode(IdentityTokenRequest.self, request, context)
             guard let appText = body.appID else { throw Failure(error: "app_id is required", status: 422) }
             guard LayerID.parseApp(appText) != nil else { throw Failure(error: "app_id must be layer:///apps/<uuid> or a UUID", status: 422) }
@@ -72,7 +74,7 @@ public enum DevelopmentIdentityProvider {
                 throw Failure(error: error.description, status: 422)
             }
         }
-        router.post("/registration_tokens") { request, context in
+        routes.on(.post, "/registration_tokens") { request, context in
             guard let minter = configuration.sinchMinter else {
                 throw Failure(error: "started without --registration-key and --registration-secret", status: 404)
             }
@@ -103,12 +105,17 @@ public enum DevelopmentIdentityProvider {
     struct FailureMiddleware: RouterMiddleware {
         typealias Context = VouchRequestContext
 
+        let routes: RouteTableBox
+
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
             do {
                 return try await next(request, context)
             } catch let failure as Failure {
                 return JSONResponse.make(failure, status: .init(code: failure.status))
             } catch let error as HTTPError {
+                if error.status == .notFound, !routes.methods(forPath: request.uri.path).isEmpty {
+                    return JSONResponse.make(Failure(error: "method not allowed; use POST", status: 405), status: .methodNotAllowed)
+                }
                 return JSONResponse.make(Failure(error: error.status.reasonPhrase, status: Int(error.status.code)), status: error.status)
             } catch {
                 return JSONResponse.make(Failure(error: "internal error", status: 500), status: .internalServerError)

@@ -11,9 +11,15 @@ struct HousekeepingService: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        // Shutdown cancels the sleep; that is this service's normal end, not a failure (a thrown
+        // CancellationError would make the service group report the server as failed: exit 1).
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(configuration.purgeIntervalSeconds))
+                do {
+                    try await Task.sleep(for: .seconds(configuration.purgeIntervalSeconds))
+                } catch {
+                    return
+                }
                 do {
                     let removed = try await store.purgeExpired(
                         now: clock(), sessionGraceSeconds: configuration.expiredSessionGraceSeconds)

@@ -18,7 +18,7 @@ struct DataDirectory {
         } catch {
             throw CLIError("cannot create the data directory \(path): \((error as NSError).localizedDescription)")
         }
-        print("created data directory \(url.path)")
+        Console.line("created data directory \(url.path)")
     }
 
     var databasePath: String { url.appendingPathComponent("vouch.sqlite").path }
@@ -40,8 +40,8 @@ struct DataDirectory {
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let token = "vat_" + bytes.map { String(format: "%02x", $0) }.joined()
         try SecretFile.write(token + "\n", to: adminTokenURL)
-        print("generated the admin token into \(adminTokenURL.path) (mode 0600); it is shown this once:")
-        print("  \(token)")
+        Console.line("generated the admin token into \(adminTokenURL.path) (mode 0600); it is shown this once:")
+        Console.line("  \(token)")
         return token
     }
 }

@@ -77,7 +77,10 @@ struct ValidateCommand: AsyncParsableCommand {
     }
 
     private func send(_ request: HTTPClientRequest) async throws -> (UInt, Data) {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A refused connection is retried until the connect timeout: keep it short for a CLI.
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(3), read: .seconds(30))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let response = try await client.execute(request, timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 1 << 20)
