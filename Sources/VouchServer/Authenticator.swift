@@ -49,13 +49,11 @@ public struct Authenticator: Sendable {
 
         let (token, hash) = SessionToken.generate()
         let expiresAt = now + app.sessionTTLSeconds
-        let identity = verified.identity
         let user: UserRecord
         do {
             user = try await store.createSession(NewSession(
                 tokenHash: hash, appID: app.id, userID: verified.userID,
-                profile: IdentityProfile(displayName: identity.displayName, firstName: identity.firstName,
-                                         lastName: identity.lastName, avatarURL: identity.avatarURL),
+                profile: verified.identity,
                 createdAt: now, expiresAt: expiresAt, nonce: nonceClaim))
         } catch StoreError.nonceAlreadyUsed {
             let rejection = verified.profile == .layer

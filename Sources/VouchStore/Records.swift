@@ -73,21 +73,6 @@ public struct RegistrationSecretRecord: Sendable, Equatable {
     }
 }
 
-/// The identity fields a token may carry; `nil` means "not provided".
-public struct IdentityProfile: Sendable, Equatable {
-    public var displayName: String?
-    public var firstName: String?
-    public var lastName: String?
-    public var avatarURL: String?
-
-    public init(displayName: String? = nil, firstName: String? = nil, lastName: String? = nil, avatarURL: String? = nil) {
-        self.displayName = displayName
-        self.firstName = firstName
-        self.lastName = lastName
-        self.avatarURL = avatarURL
-    }
-}
-
 /// A user of one app, as last described by an identity token.
 public struct UserRecord: Sendable, Equatable {
     public var appID: UUID

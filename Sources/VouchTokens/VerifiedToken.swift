@@ -19,20 +19,8 @@ public enum TokenProfile: String, Sendable, Codable, Equatable {
     }
 }
 
-/// Optional identity fields a token may carry.
-public struct IdentityClaims: Sendable, Equatable {
-    public var displayName: String?
-    public var firstName: String?
-    public var lastName: String?
-    public var avatarURL: String?
-
-    public init(displayName: String? = nil, firstName: String? = nil, lastName: String? = nil, avatarURL: String? = nil) {
-        self.displayName = displayName
-        self.firstName = firstName
-        self.lastName = lastName
-        self.avatarURL = avatarURL
-    }
-}
+/// The identity fields a token may carry, as the minters and the verifier name them.
+public typealias IdentityClaims = IdentityProfile
 
 /// A token that passed every rule: what the server may now act on.
 public struct VerifiedToken: Sendable, Equatable {

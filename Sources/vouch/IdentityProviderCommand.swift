@@ -17,14 +17,7 @@ struct IdentityProviderCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The provider id (layer:///providers/<uuid> or the UUID).")
-    var providerId: String
-
-    @Option(name: .long, help: "The id of the key registered for --private-key (layer:///keys/<uuid> or the UUID).")
-    var keyId: String
-
-    @Option(name: .long, help: "PEM file with the provider's RSA private key.")
-    var privateKey: String
+    @OptionGroup var signing: LayerSigningOptions
 
     @Option(name: .long, help: "Sinch application key, for /registration_tokens.")
     var registrationKey: String?
@@ -45,11 +38,8 @@ struct IdentityProviderCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let provider = LayerID.parseProvider(providerId) else { throw CLIError("--provider-id must be layer:///providers/<uuid> or a UUID") }
-        guard let key = LayerID.parseKey(keyId) else { throw CLIError("--key-id must be layer:///keys/<uuid> or a UUID") }
-        let pem = try CLIError.readFile(privateKey)
+        let layer = try signing.minter()
         do {
-            let layer = try LayerTokenMinter(privateKeyPEM: pem, providerID: provider, keyID: key)
             var sinch: SinchTokenMinter?
             if let registrationKey, let registrationSecret {
                 sinch = try SinchTokenMinter(applicationKey: registrationKey, applicationSecret: registrationSecret)

@@ -13,14 +13,7 @@ struct MintCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The provider id (layer:///providers/<uuid> or the bare UUID).")
-    var providerId: String
-
-    @Option(name: .long, help: "The key id the server knows the public key by (layer:///keys/<uuid> or the UUID).")
-    var keyId: String
-
-    @Option(name: .long, help: "PEM file with the RSA private key (PKCS#1 or PKCS#8).")
-    var privateKey: String
+    @OptionGroup var signing: LayerSigningOptions
 
     @Option(name: .long, help: "The user id to vouch for (1…255 bytes).")
     var userId: String
@@ -47,13 +40,8 @@ struct MintCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        guard let provider = LayerID.parseProvider(providerId) else {
-            throw CLIError("--provider-id must be layer:///providers/<uuid> or a UUID")
-        }
-        guard let key = LayerID.parseKey(keyId) else { throw CLIError("--key-id must be layer:///keys/<uuid> or a UUID") }
-        let pem = try CLIError.readFile(privateKey)
+        let minter = try signing.minter()
         do {
-            let minter = try LayerTokenMinter(privateKeyPEM: pem, providerID: provider, keyID: key)
             let token = try minter.mint(
                 userID: userId, nonce: nonce, ttl: ttl,
                 identity: IdentityClaims(displayName: displayName, firstName: firstName, lastName: lastName, avatarURL: avatarUrl))
