@@ -26,3 +26,22 @@ public struct ServerConfiguration: Sendable {
         self.expiredSessionGraceSeconds = expiredSessionGraceSeconds
     }
 }
+
+/// Printing a configuration (a log line, `dump`, a debugger) never shows the admin token.
+extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        "ServerConfiguration(host: \(host), port: \(port), rateLimit: \(rateLimit), leewaySeconds: \(leewaySeconds), "
+            + "adminToken: <redacted>, purgeIntervalSeconds: \(purgeIntervalSeconds), "
+            + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "host": host, "port": port, "rateLimit": rateLimit, "leewaySeconds": leewaySeconds,
+            "adminToken": "<redacted>", "purgeIntervalSeconds": purgeIntervalSeconds,
+            "expiredSessionGraceSeconds": expiredSessionGraceSeconds,
+        ])
+    }
+}

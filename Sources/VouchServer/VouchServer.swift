@@ -42,7 +42,9 @@ public enum VouchServer {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
-        app.addServices(HousekeepingService(store: store, configuration: configuration, clock: clock, logger: logger))
+        app.addServices(HousekeepingService(
+            store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
+            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clock: clock, logger: logger))
         return app
     }
 }
