@@ -52,17 +52,21 @@ struct StoreConformance: Sendable {
     /// Opens a fresh store, runs `body`, and closes the store on every path (a failed `#require`
     /// included), since a backend may insist on being closed.
     func withStore<T>(_ body: (any Store) async throws -> T) async throws -> T {
-        let store = try await makeStore()
-        let value: T
-        do {
-            value = try await body(store)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
-        return value
+        try await closing(try await makeStore(), body)
     }
+}
+
+/// Runs `body` with `store` and closes the store on every path, a failed `#require` included.
+func closing<S: Store, T>(_ store: S, _ body: (S) async throws -> T) async throws -> T {
+    let value: T
+    do {
+        value = try await body(store)
+    } catch {
+        try? await store.close()
+        throw error
+    }
+    try await store.close()
+    return value
 }
 
 // MARK: - Fixtures

@@ -13,16 +13,7 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
 /// Opens the store at `path`, runs `body`, and closes the store on every path: an SQLite
 /// connection dropped unclosed trips an assertion that would take the whole test process down.
 func withSQLiteStore<T>(at path: String, _ body: (SQLiteStore) async throws -> T) async throws -> T {
-    let store = try await SQLiteStore.open(path: path)
-    let value: T
-    do {
-        value = try await body(store)
-    } catch {
-        try? await store.close()
-        throw error
-    }
-    try await store.close()
-    return value
+    try await closing(try await SQLiteStore.open(path: path), body)
 }
 
 extension URL {
