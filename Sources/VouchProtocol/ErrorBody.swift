@@ -16,6 +16,8 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
     case conflict
     case methodNotAllowed = "method_not_allowed"
     case tooLarge = "too_large"
+    case uriTooLong = "uri_too_long"
+    case headersTooLarge = "headers_too_large"
 
     public var code: Int {
         switch self {
@@ -32,6 +34,8 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
         case .conflict: 108
         case .methodNotAllowed: 109
         case .tooLarge: 111
+        case .uriTooLong: 112
+        case .headersTooLarge: 113
         }
     }
 
@@ -49,6 +53,8 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
         case .conflict: 409
         case .methodNotAllowed: 405
         case .tooLarge: 413
+        case .uriTooLong: 414
+        case .headersTooLarge: 431
         }
     }
 

@@ -1,6 +1,8 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
+import NIOHTTP1
 import VouchProtocol
 import VouchStore
 
@@ -23,12 +25,27 @@ struct ErrorMiddleware: RouterMiddleware {
             return Self.apiError(for: error, logger: context.logger).response()
         } catch let error as HTTPError {
             return translate(error, request: request).response()
+        } catch is HTTPParserError {
+            // A body whose framing is broken (a bad chunk size, a chunk longer than announced):
+            // the client's fault. The connection closes after this answer (`ConnectionGuard`).
+            context.logger.debug("malformed request body framing")
+            return APIError(.invalidRequest, "The request body is not valid HTTP/1.1 (malformed chunked encoding).").response()
+        } catch let error where Self.isConnectionFailure(error) {
+            // The client went away or the connection was closed by a timeout while the body was
+            // being read: nobody is left to answer, and it is not a server fault.
+            context.logger.debug("connection ended while reading the request", metadata: ["error_type": "\(type(of: error))"])
+            return APIError(.invalidRequest, "The request did not arrive completely.").response()
         } catch is CancellationError {
             return APIError.storeUnavailable.response()
         } catch {
             context.logger.error("unhandled error", metadata: ["error_type": "\(type(of: error))"])
             return APIError.internalError.response()
         }
+    }
+
+    /// Errors of the connection itself, which only a client (or the server's own timeouts) causes.
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        error is ChannelError || error is IOError
     }
 
     static func apiError(for error: StoreError, logger: Logger) -> APIError {

@@ -55,11 +55,3 @@ struct NonceIssuer: Sendable {
         return Opened(expiresAt: expiresAt, hash: Array(SHA256.hash(data: bytes)))
     }
 }
-
-/// Bytes from the system CSPRNG.
-enum SecureRandom {
-    static func bytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    }
-}

@@ -2,15 +2,23 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import VouchProtocol
+import VouchTokens
 
 /// Reads and decodes JSON request bodies with the protocol's limits and error answers:
 /// over 64 KiB → 413, wrong content type or malformed JSON → 400 `invalid_request`,
 /// a field of the wrong type → 422 `invalid_property` naming it.
+///
+/// Every body goes through the same strict parser as tokens first (`StrictJSON`): UTF-8 only
+/// (no byte-order mark, no UTF-16 guessed from the bytes), no duplicate member names (which
+/// parsers disagree on: the first wins here, the last in Python and JavaScript), and numbers
+/// only as integer literals. Only a body that passes is decoded into its type.
 enum RequestBodyReader {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T {
         let bytes = try await collect(request)
         try checkContentType(request)
         guard !bytes.isEmpty else { throw APIError(.invalidRequest, "A JSON object body is required.") }
+        try checkStrictly(bytes)
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let DecodingError.typeMismatch(_, context) {
@@ -34,6 +42,49 @@ enum RequestBodyReader {
             return buffer.readBytes(length: buffer.readableBytes) ?? []
         } catch is NIOTooManyBytesError {
             throw tooLarge
+        }
+    }
+
+    /// The body must be one JSON object as RFC 8259 says it should be exchanged, with integer numbers.
+    static func checkStrictly(_ bytes: [UInt8]) throws {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw APIError(.invalidRequest, "The body starts with a byte-order mark; send UTF-8 JSON without one.")
+        }
+        let object: [String: JSONValue]
+        do {
+            object = try StrictJSON().parseObject(bytes)
+        } catch .invalidUTF8 {
+            throw APIError(.invalidRequest, "The body is not valid UTF-8; JSON bodies must be UTF-8.")
+        } catch .duplicateName(let name) {
+            throw APIError(.invalidRequest, "The member `\(name)` appears more than once in the body.")
+        } catch .notAnObject {
+            throw APIError(.invalidRequest, "The body must be a JSON object.")
+        } catch {
+            throw APIError(.invalidRequest, "The body is not a valid JSON object.")
+        }
+        if let property = firstNonInteger(in: .object(object), path: "") {
+            throw APIError.invalidProperty(
+                property, "The property `\(property)` must be an integer, written without a fraction or an exponent.")
+        }
+    }
+
+    /// The path of the first number written with a fraction or an exponent, if any.
+    private static func firstNonInteger(in value: JSONValue, path: String) -> String? {
+        switch value {
+        case .number(let number):
+            return number.isIntegerLiteral ? nil : path
+        case .object(let members):
+            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+                if let found = firstNonInteger(in: member, path: path.isEmpty ? name : "\(path).\(name)") { return found }
+            }
+            return nil
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = firstNonInteger(in: element, path: "\(path).\(index)") { return found }
+            }
+            return nil
+        default:
+            return nil
         }
     }
 

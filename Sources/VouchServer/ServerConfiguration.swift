@@ -14,9 +14,12 @@ public struct ServerConfiguration: Sendable {
     /// How long an expired session is kept so that it is answered `session_expired` rather than
     /// `session_unknown`.
     public var expiredSessionGraceSeconds: Int64
+    /// How long a connection may stay silent, and a request may take to arrive.
+    public var connectionLimits: ConnectionLimits
 
     public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
-                adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400) {
+                adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,
+                connectionLimits: ConnectionLimits = ConnectionLimits()) {
         self.host = host
         self.port = port
         self.rateLimit = rateLimit
@@ -24,6 +27,7 @@ public struct ServerConfiguration: Sendable {
         self.adminToken = adminToken
         self.purgeIntervalSeconds = purgeIntervalSeconds
         self.expiredSessionGraceSeconds = expiredSessionGraceSeconds
+        self.connectionLimits = connectionLimits
     }
 }
 
@@ -32,7 +36,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
     public var description: String {
         "ServerConfiguration(host: \(host), port: \(port), rateLimit: \(rateLimit), leewaySeconds: \(leewaySeconds), "
             + "adminToken: <redacted>, purgeIntervalSeconds: \(purgeIntervalSeconds), "
-            + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds))"
+            + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds), connectionLimits: \(connectionLimits))"
     }
 
     public var debugDescription: String { description }
@@ -41,7 +45,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
         Mirror(self, children: [
             "host": host, "port": port, "rateLimit": rateLimit, "leewaySeconds": leewaySeconds,
             "adminToken": "<redacted>", "purgeIntervalSeconds": purgeIntervalSeconds,
-            "expiredSessionGraceSeconds": expiredSessionGraceSeconds,
+            "expiredSessionGraceSeconds": expiredSessionGraceSeconds, "connectionLimits": connectionLimits,
         ])
     }
 }

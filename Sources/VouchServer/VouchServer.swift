@@ -39,6 +39,7 @@ public enum VouchServer {
 
         var app = Application(
             router: router,
+            server: .guardedHTTP1(limits: configuration.connectionLimits),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

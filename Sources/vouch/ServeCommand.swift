@@ -35,6 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Clock leeway in seconds for exp and iat.")
     var leeway: Int64 = 60
 
+    @Option(name: .long, help: "Seconds a connection may stay silent (no complete request, or idle between requests) before it is closed.")
+    var idleTimeout: Int64 = 30
+
+    @Option(name: .long, help: "Seconds a request may take from its head to the end of its body before the connection is closed.")
+    var requestTimeout: Int64 = 30
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -42,18 +48,24 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 or more") }
         guard (0...3600).contains(leeway) else { throw ValidationError("--leeway must be 0…3600 seconds") }
+        guard ConnectionLimits.timeoutRange.contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
+        guard ConnectionLimits.timeoutRange.contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
     func run() async throws {
         let logger = LogSetup.logger(label: "vouch", level: logLevel)
+        // Everything the server creates (database, WAL, admin token) is for its user alone.
+        umask(0o077)
         let dataDirectory = try DataDirectory(path: dataDir)
         let databaseURL = database ?? ProcessInfo.processInfo.environment["VOUCH_DATABASE_URL"]
         let store = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
         do {
             let adminToken = try dataDirectory.adminToken()
             let configuration = ServerConfiguration(host: host, port: port, rateLimit: rateLimit, leewaySeconds: leeway,
-                                                    adminToken: adminToken)
+                                                    adminToken: adminToken,
+                                                    connectionLimits: ConnectionLimits(idleTimeoutSeconds: idleTimeout,
+                                                                                       requestTimeoutSeconds: requestTimeout))
             let host = self.host
             let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in
                 Console.line("vouch listening on http://\(host):\(port)")

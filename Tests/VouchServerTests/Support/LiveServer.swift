@@ -39,13 +39,15 @@ struct HTTPResult: Sendable {
 struct LiveServer: Sendable {
     static let adminToken = "test-admin-token-0123456789"
 
-    let baseURL: String
+    let port: Int
+    var baseURL: String { "http://localhost:\(port)" }
     let store: SQLiteStore
     let clock: ManualClock
 
     /// Starts a server on a fresh SQLite database in a temporary directory, runs `body`, and
     /// always stops the server and closes the store.
     static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(), purgeIntervalSeconds: Int64 = 60,
+                    connectionLimits: ConnectionLimits = ConnectionLimits(),
                     _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -57,10 +59,11 @@ struct LiveServer: Sendable {
             let port = PortBox()
             let app = try await VouchServer.makeApplication(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
-                                                   purgeIntervalSeconds: purgeIntervalSeconds),
+                                                   purgeIntervalSeconds: purgeIntervalSeconds,
+                                                   connectionLimits: connectionLimits),
                 store: store, logger: logger, clock: clock.closure, onServerRunning: { port.set($0) })
             try await app.test(.live) { _ in
-                try await body(LiveServer(baseURL: "http://localhost:\(port.value)", store: store, clock: clock))
+                try await body(LiveServer(port: port.value, store: store, clock: clock))
             }
         } catch {
             try? await store.close()

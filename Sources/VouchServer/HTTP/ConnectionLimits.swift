@@ -1,0 +1,31 @@
+import NIOCore
+
+/// How long a connection may take and how large a request head may be.
+///
+/// Hummingbird waits for the client to close a connection, and without limits one client with a
+/// few hundred silent sockets exhausts the descriptor limit. Every connection is therefore held
+/// to two clocks: one for silence (no complete request head, or an idle keep-alive), one for a
+/// request that started but whose body does not finish (a trickle).
+public struct ConnectionLimits: Sendable, Equatable {
+    /// How long a connection may stay silent: before its first complete request head, between
+    /// requests on a keep-alive connection, or in the middle of a body.
+    public var idleTimeoutSeconds: Int64
+    /// How long a request may take from its complete head to the end of its body, however
+    /// steadily the bytes trickle in.
+    public var requestTimeoutSeconds: Int64
+
+    public init(idleTimeoutSeconds: Int64 = 30, requestTimeoutSeconds: Int64 = 30) {
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+    }
+
+    /// The request target (path and query) may be at most this long: longer is 414.
+    public static let maximumURIBytes = 8 * 1024
+    /// All header lines together may be at most this long: longer is 431.
+    public static let maximumHeaderBytes = 32 * 1024
+    /// At most this many header lines: more is 431.
+    public static let maximumHeaderCount = 100
+
+    /// The range the command line accepts for either timeout.
+    public static let timeoutRange: ClosedRange<Int64> = 1...3600
+}

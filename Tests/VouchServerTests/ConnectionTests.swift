@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import VouchServer
+
+/// Defect 1 and 2 of the hardening review: connections the server must end by itself, and framing
+/// errors that are the client's fault. Every shape is sent over a real socket. Deadlines in here
+/// are upper bounds, generous for a busy machine; the server's own timeouts are set far below
+/// them (or far above them, where the test proves a close that must not wait for a timeout).
+@Suite("Connections: timeouts, closing, and malformed framing")
+struct ConnectionTests {
+    /// Timeouts far longer than any deadline below: a close seen within a deadline cannot be theirs.
+    static let patient = ConnectionLimits(idleTimeoutSeconds: 600, requestTimeoutSeconds: 600)
+    static let impatient = ConnectionLimits(idleTimeoutSeconds: 1, requestTimeoutSeconds: 2)
+
+    static let nonceRequestHead = "POST /nonces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+
+    @Test("a connection that never sends anything is closed after the idle timeout")
+    func silentConnection() async throws {
+        try await LiveServer.run(connectionLimits: Self.impatient) { server in
+            let connection = try RawConnection(port: server.port)
+            #expect(await connection.readUntilClosed(within: 30).end == .closed)
+        }
+    }
+
+    @Test("a request head trickling in a byte at a time (slowloris) is cut off")
+    func slowloris() async throws {
+        try await LiveServer.run(connectionLimits: Self.impatient) { server in
+            let connection = try RawConnection(port: server.port)
+            var stillSending = true
+            let head = Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "a", count: 200))".utf8)
+            for byte in head where stillSending {
+                stillSending = await connection.send([byte])
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            // 200+ bytes at 4 a second is 50 s of trickle against a 1 s idle timeout.
+            #expect(!stillSending, "the server closed the connection before the head was complete")
+        }
+    }
+
+    @Test("an idle keep-alive connection is closed after the idle timeout")
+    func idleKeepAlive() async throws {
+        try await LiveServer.run(connectionLimits: Self.impatient) { server in
+            let connection = try RawConnection(port: server.port)
+            await connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let (bytes, end) = await connection.readUntilClosed(within: 30)
+            #expect(RawAnswer(bytes).status == 200)
+            #expect(end == .closed)
+        }
+    }
+
+    @Test("a body that never arrives, and one that trickles, are cut off")
+    func stalledAndTricklingBodies() async throws {
+        try await LiveServer.run(connectionLimits: Self.impatient) { server in
+            let stalled = try RawConnection(port: server.port)
+            await stalled.send(Self.nonceRequestHead + "Content-Length: 100\r\n\r\n{")
+            #expect(await stalled.readUntilClosed(within: 30).end == .closed)
+
+            // One byte every 250 ms keeps the idle timeout from firing; the request timeout ends it.
+            let trickle = try RawConnection(port: server.port)
+            await trickle.send(Self.nonceRequestHead + "Content-Length: 1000\r\n\r\n")
+            var open = true
+            var sent = 0
+            while open, sent < 240 {
+                open = await trickle.send(" ")
+                sent += 1
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(!open, "cut off long before the 1000-byte body was complete")
+        }
+    }
+
+    @Test("Connection: close (any case, in a list) and HTTP/1.0 close right after the answer")
+    func closeAfterAnswer() async throws {
+        try await LiveServer.run(connectionLimits: Self.patient) { server in
+            for head in [
+                "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /health HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive, CLOSE\r\n\r\n",
+                "GET /health HTTP/1.0\r\n\r\n",
+            ] {
+                let connection = try RawConnection(port: server.port)
+                await connection.send(head)
+                let (bytes, end) = await connection.readUntilClosed(within: 20)
+                let answer = RawAnswer(bytes)
+                #expect(answer.status == 200, "\(head)")
+                #expect(answer.headers["connection"]?.lowercased() == "close", "\(head)")
+                #expect(end == .closed, "\(head)")
+            }
+            // Keep-alive stays open (the patient timeouts do not fire within the deadline).
+            let keepAlive = try RawConnection(port: server.port)
+            await keepAlive.send("GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(await keepAlive.readUntilClosed(within: 2).end == .stillOpen)
+        }
+    }
+
+    @Test("malformed chunked bodies answer 400 invalid_request and close; never 500")
+    func malformedChunks() async throws {
+        try await LiveServer.run(connectionLimits: Self.patient) { server in
+            let chunked = Self.nonceRequestHead + "Transfer-Encoding: chunked\r\n\r\n"
+            let shapes = [
+                ("size zz", chunked + "zz\r\n{}\r\n0\r\n\r\n"),
+                ("size -1", chunked + "-1\r\n{}\r\n0\r\n\r\n"),
+                ("size over 64 bits", chunked + "fffffffffffffffffffff\r\n{}\r\n0\r\n\r\n"),
+                ("chunk longer than its size", chunked + "2\r\n{}xx\r\n0\r\n\r\n"),
+                ("bare LF chunk lines", chunked + "2\n{}\n0\n\n"),
+                ("xchunked", Self.nonceRequestHead + "Transfer-Encoding: xchunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
+            ]
+            for (name, request) in shapes {
+                let connection = try RawConnection(port: server.port)
+                await connection.send(request)
+                let (bytes, end) = await connection.readUntilClosed(within: 20)
+                let answer = RawAnswer(bytes)
+                #expect(answer.status == 400, "\(name)")
+                #expect(answer.errorID == "invalid_request", "\(name)")
+                #expect(end == .closed, "\(name)")
+            }
+        }
+    }
+
+    @Test("an over-long target answers 414, over-long or too many headers 431, as §2 bodies")
+    func overLongHeads() async throws {
+        try await LiveServer.run(connectionLimits: Self.patient) { server in
+            let shapes: [(String, String, Int, String)] = [
+                ("target of 10 KB", "GET /\(String(repeating: "a", count: 10_000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
+                ("target of 100 KB", "GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
+                ("header of 10 KB", "GET /health HTTP/1.1\r\nHost: x\r\nX-A: \(String(repeating: "a", count: 10_000))\r\n\r\n", 431, "headers_too_large"),
+                ("200 headers", "GET /health HTTP/1.1\r\nHost: x\r\n" + (0..<200).map { "X-\($0): v\r\n" }.joined() + "\r\n", 431, "headers_too_large"),
+                ("40 KB of headers", "GET /health HTTP/1.1\r\nHost: x\r\n" + (0..<10).map { "X-\($0): \(String(repeating: "b", count: 4000))\r\n" }.joined() + "\r\n", 431, "headers_too_large"),
+                ("not HTTP", "HELLO\r\n\r\n", 400, "invalid_request"),
+            ]
+            for (name, request, status, id) in shapes {
+                let connection = try RawConnection(port: server.port)
+                await connection.send(request)
+                let (bytes, end) = await connection.readUntilClosed(within: 20)
+                let answer = RawAnswer(bytes)
+                #expect(answer.status == status, "\(name)")
+                #expect(answer.errorID == id, "\(name)")
+                #expect(end == .closed, "\(name)")
+            }
+            // A target just under the limit is served.
+            let fine = try RawConnection(port: server.port)
+            await fine.send("GET /health?\(String(repeating: "q", count: 8000)) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let fineAnswer = RawAnswer(await fine.readUntilClosed(within: 20).bytes)
+            #expect(fineAnswer.status == 200)
+        }
+    }
+
+    @Test("three hundred silent sockets are closed, and /health answers throughout")
+    func socketFlood() async throws {
+        try await LiveServer.run(connectionLimits: Self.impatient) { server in
+            var silent: [RawConnection] = []
+            for _ in 0..<300 { silent.append(try RawConnection(port: server.port)) }
+            #expect(try await server.request(.GET, "/health").status == 200)
+            var closed = 0
+            for connection in silent where await connection.readUntilClosed(within: 30).end == .closed { closed += 1 }
+            #expect(closed == silent.count)
+            #expect(try await server.request(.GET, "/health").status == 200)
+        }
+    }
+}
