@@ -1,5 +1,16 @@
 /// Bodies of the client API (PROTOCOL §3), shared by the server and the SDK.
 
+/// The optional body of `POST /nonces`: with `app_id`, the nonce admits a sign-in to that app only.
+public struct CreateNonceRequest: Codable, Sendable, Equatable {
+    public var appID: String?
+
+    public init(appID: String? = nil) { self.appID = appID }
+
+    enum CodingKeys: String, CodingKey {
+        case appID = "app_id"
+    }
+}
+
 /// `201` of `POST /nonces`, and the nonce inside an authentication challenge.
 public struct NonceResponse: Codable, Sendable, Equatable {
     public var nonce: String

@@ -18,8 +18,9 @@ public struct Authenticator: Sendable {
 
     var context: StoreVerificationContext { StoreVerificationContext(store: store, nonces: nonces) }
 
-    func issueNonce() -> NonceResponse {
-        let issued = nonces.issue(now: clock())
+    /// A fresh nonce; bound to `appID` when given, so that it admits a sign-in to that app only.
+    func issueNonce(appID: UUID? = nil) -> NonceResponse {
+        let issued = nonces.issue(now: clock(), appID: appID)
         return NonceResponse(nonce: issued.nonce, expiresAt: Timestamp.rfc3339(issued.expiresAt))
     }
 
@@ -38,7 +39,7 @@ public struct Authenticator: Sendable {
         let nonceClaim: NonceClaim
         switch verified.profile {
         case .layer:
-            guard let opened = nonces.open(verified.nonce, now: now) else {
+            guard let opened = nonces.open(verified.nonce, now: now), opened.admits(appID: app.id) else {
                 throw APIError.rejectedToken(TokenRejection(.nonceNotFound, claim: "nce"), serverTime: now)
             }
             nonceClaim = .serverNonce(hash: opened.hash, expiresAt: opened.expiresAt)
@@ -60,7 +61,9 @@ public struct Authenticator: Sendable {
                 ? TokenRejection(.nonceNotFound, claim: "nce") : TokenRejection(.nonceReplayed, claim: "nonce")
             throw APIError.rejectedToken(rejection, serverTime: now)
         } catch StoreError.userSuspended {
-            throw APIError.rejectedToken(TokenRejection(.userSuspended), serverTime: now)
+            // The same shape as when the policy catches it: the claim that names the user.
+            let claim = verified.profile == .layer ? "prn" : "sub"
+            throw APIError.rejectedToken(TokenRejection(.userSuspended, claim: claim), serverTime: now)
         }
         return SessionResponse(sessionToken: token, expiresAt: Timestamp.rfc3339(expiresAt), user: user.identity)
     }
@@ -76,15 +79,16 @@ public struct Authenticator: Sendable {
         }
         let user = try await store.user(appID: session.appID, userID: session.userID)
             ?? UserRecord(appID: session.appID, userID: session.userID, profile: IdentityProfile(), suspended: false)
-        if user.suspended { throw challenge(.userSuspended) }
-        if session.endedAt != nil { throw challenge(.sessionRevoked) }
-        if session.expiresAt <= clock() { throw challenge(.sessionExpired) }
+        // The session's app is known: its challenge nonce admits a sign-in to that app only.
+        if user.suspended { throw challenge(.userSuspended, appID: session.appID) }
+        if session.endedAt != nil { throw challenge(.sessionRevoked, appID: session.appID) }
+        if session.expiresAt <= clock() { throw challenge(.sessionExpired, appID: session.appID) }
         return AuthenticatedSession(session: session, user: user)
     }
 
     /// The 401 of PROTOCOL §3, with a fresh nonce so the client can sign in again at once.
-    func challenge(_ reason: ChallengeReason) -> APIError {
-        let nonce = issueNonce()
+    func challenge(_ reason: ChallengeReason, appID: UUID? = nil) -> APIError {
+        let nonce = issueNonce(appID: appID)
         return APIError(
             .authenticationRequired, "Authentication is required: sign in again with the nonce in `data.nonce`.",
             data: ["nonce": .string(nonce.nonce), "reason": .string(reason.rawValue)],

@@ -25,10 +25,18 @@ struct ClientRoutes {
         return JSONResponse.make(HealthResponse(status: "ok"))
     }
 
+    /// An empty body asks for a nonce any app accepts; `{"app_id"}` binds it to that app.
     private func createNonce(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
         try await enforceRateLimit(context)
-        _ = try await RequestBodyReader.collect(request)
-        return JSONResponse.make(authenticator.issueNonce(), status: .created)
+        let body = try await RequestBodyReader.decodeIfPresent(CreateNonceRequest.self, from: request, context: context)
+        var appID: UUID?
+        if let appText = body?.appID {
+            guard let id = LayerID.parseApp(appText), try await authenticator.store.app(id: id) != nil else {
+                throw APIError.invalidAppID
+            }
+            appID = id
+        }
+        return JSONResponse.make(authenticator.issueNonce(appID: appID), status: .created)
     }
 
     private func createSession(_ request: Request, _ context: VouchRequestContext) async throws -> Response {

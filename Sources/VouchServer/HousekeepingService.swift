@@ -11,10 +11,19 @@ struct HousekeepingService: Service, CustomStringConvertible {
     let store: any Store
     let purgeIntervalSeconds: Int64
     let expiredSessionGraceSeconds: Int64
-    let clock: @Sendable () -> Int64
+    let clocks: ServerClocks
     let logger: Logger
 
     var description: String { "HousekeepingService(every \(purgeIntervalSeconds) s)" }
+
+    /// One purge; the store logs what it removed.
+    func purgeOnce() async {
+        do {
+            try await store.purgeExpired(now: clocks.now(), sessionGraceSeconds: expiredSessionGraceSeconds)
+        } catch {
+            logger.warning("purge failed; will retry", metadata: ["error_type": "\(type(of: error))"])
+        }
+    }
 
     func run() async throws {
         // Shutdown cancels the sleep; that is this service's normal end, not a failure (a thrown
@@ -22,17 +31,11 @@ struct HousekeepingService: Service, CustomStringConvertible {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await Task.sleep(for: .seconds(purgeIntervalSeconds))
+                    try await clocks.sleep(.seconds(purgeIntervalSeconds))
                 } catch {
                     return
                 }
-                do {
-                    let removed = try await store.purgeExpired(
-                        now: clock(), sessionGraceSeconds: expiredSessionGraceSeconds)
-                    if removed > 0 { logger.info("purged expired rows", metadata: ["rows": "\(removed)"]) }
-                } catch {
-                    logger.warning("purge failed; will retry", metadata: ["error_type": "\(type(of: error))"])
-                }
+                await purgeOnce()
             }
         }
     }

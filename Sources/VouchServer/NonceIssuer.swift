@@ -6,7 +6,10 @@ import VouchTokens
 /// Server nonces that carry their own proof, so issuing one writes nothing.
 ///
 /// A nonce is `base64url(32 random bytes ‖ expiry (8 bytes, big-endian Unix seconds) ‖
-/// HMAC-SHA256(server secret, the first 40 bytes))`. `POST /nonces` is unauthenticated, so a
+/// [app id (16 bytes)] ‖ HMAC-SHA256(server secret, everything before it))`. The app id is there
+/// when the nonce was requested for one app (`POST /nonces {"app_id"}`, and every challenge
+/// nonce of a session): such a nonce admits a sign-in to that app only, so a token for a
+/// provider bound to two apps cannot be replayed into the other. `POST /nonces` is unauthenticated, so a
 /// stored-per-nonce design would let anyone grow the database with a loop; here a flood costs
 /// CPU only. Single use is the unique record of the nonce's hash written in the same transaction
 /// as the session it admits (`Store.createSession`), purged once the nonce has expired anyway.
@@ -15,8 +18,9 @@ struct NonceIssuer: Sendable {
     static let lifetime: Int64 = 600
     static let secretName = "nonce-mac-v1"
     private static let randomCount = 32
-    private static let payloadCount = randomCount + 8
-    private static let encodedCount = payloadCount + 32
+    private static let expiryEnd = randomCount + 8
+    private static let appIDCount = 16
+    private static let tagCount = 32
 
     private let key: SymmetricKey
 
@@ -28,30 +32,49 @@ struct NonceIssuer: Sendable {
         return NonceIssuer(secret: try await store.secret(named: secretName, orInsert: candidate))
     }
 
-    func issue(now: Int64) -> (nonce: String, expiresAt: Int64) {
+    /// A new nonce, bound to `appID` when one is given.
+    func issue(now: Int64, appID: UUID? = nil) -> (nonce: String, expiresAt: Int64) {
         let expiresAt = now + Self.lifetime
         var payload = SecureRandom.bytes(Self.randomCount)
         withUnsafeBytes(of: UInt64(bitPattern: expiresAt).bigEndian) { payload.append(contentsOf: $0) }
+        if let appID { withUnsafeBytes(of: appID.uuid) { payload.append(contentsOf: $0) } }
         let tag = HMAC<SHA256>.authenticationCode(for: payload, using: key)
         return (Base64URL.encode(payload + Array(tag)), expiresAt)
     }
 
-    /// What a genuine nonce proves about itself: its expiry and the hash its use is recorded under.
+    /// What a genuine nonce proves about itself: its expiry, the app it admits (any when `nil`),
+    /// and the hash its use is recorded under.
     struct Opened: Sendable {
         let expiresAt: Int64
+        let appID: UUID?
         let hash: [UInt8]
+
+        func admits(appID candidate: UUID) -> Bool { appID == nil || appID == candidate }
     }
 
-    /// Returns the nonce's expiry and hash when it was issued by this server's secret and has not
-    /// expired at `now`; whether it was *used* is the store's to say.
+    /// Returns what the nonce says of itself when it was issued by this server's secret and has
+    /// not expired at `now`; whether it was *used* is the store's to say.
     func open(_ nonce: String, now: Int64) -> Opened? {
-        guard nonce.utf8.count == (Self.encodedCount * 4 + 2) / 3,
-              let bytes = Base64URL.decodeCanonical(nonce), bytes.count == Self.encodedCount else { return nil }
-        let payload = bytes[..<Self.payloadCount]
-        let tag = bytes[Self.payloadCount...]
+        let unboundCount = Self.expiryEnd + Self.tagCount
+        let boundCount = unboundCount + Self.appIDCount
+        let textCount = nonce.utf8.count
+        guard textCount == Self.unpaddedBase64Count(unboundCount) || textCount == Self.unpaddedBase64Count(boundCount),
+              let bytes = Base64URL.decodeCanonical(nonce), bytes.count == unboundCount || bytes.count == boundCount
+        else { return nil }
+        let payloadCount = bytes.count - Self.tagCount
+        let payload = bytes[..<payloadCount]
+        let tag = bytes[payloadCount...]
         guard HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: payload, using: key) else { return nil }
-        let expiresAt = Int64(bitPattern: payload[Self.randomCount...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        let expiresAt = Int64(bitPattern: bytes[Self.randomCount..<Self.expiryEnd].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         guard expiresAt > now, expiresAt <= now + Self.lifetime + 60 else { return nil }
-        return Opened(expiresAt: expiresAt, hash: Array(SHA256.hash(data: bytes)))
+        var appID: UUID?
+        if payloadCount > Self.expiryEnd {
+            let raw = Array(bytes[Self.expiryEnd..<payloadCount])
+            appID = UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                                raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
+        }
+        return Opened(expiresAt: expiresAt, appID: appID, hash: Array(SHA256.hash(data: bytes)))
     }
+
+    private static func unpaddedBase64Count(_ byteCount: Int) -> Int { (byteCount * 4 + 2) / 3 }
 }

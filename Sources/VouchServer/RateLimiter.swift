@@ -12,21 +12,29 @@ actor RateLimiter {
         var updatedAt: Double
     }
 
+    /// Seconds on a monotonic clock: uptime by default, a hand-moved clock in tests, so that the
+    /// bucket arithmetic is tested without depending on how fast requests are made.
+    typealias Clock = @Sendable () -> Double
+    static let uptime: Clock = { ProcessInfo.processInfo.systemUptime }
+
     let rate: Double
     let burst: Double
     let maximumClients: Int
+    private let clock: Clock
     private var buckets: [String: Bucket] = [:]
 
-    init(ratePerSecond: Int, maximumClients: Int = 100_000) {
+    init(ratePerSecond: Int, maximumClients: Int = 100_000, clock: @escaping Clock = RateLimiter.uptime) {
         self.rate = Double(ratePerSecond)
         self.burst = Double(ratePerSecond * 2)
         self.maximumClients = maximumClients
+        self.clock = clock
     }
 
     /// Takes one token for `client`; returns `nil` when allowed, or the whole seconds to wait.
-    func acquire(client: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Int? {
+    func acquire(client: String) -> Int? {
+        let now = clock()
         var bucket = buckets[client] ?? Bucket(tokens: burst, updatedAt: now)
-        bucket.tokens = min(burst, bucket.tokens + (now - bucket.updatedAt) * rate)
+        bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updatedAt) * rate)
         bucket.updatedAt = now
         guard bucket.tokens >= 1 else {
             buckets[client] = bucket
@@ -39,7 +47,7 @@ actor RateLimiter {
     }
 
     private func evict(now: Double) {
-        let refilled = buckets.filter { min(burst, $0.value.tokens + (now - $0.value.updatedAt) * rate) >= burst }
+        let refilled = buckets.filter { min(burst, $0.value.tokens + max(0, now - $0.value.updatedAt) * rate) >= burst }
         for client in refilled.keys { buckets[client] = nil }
         if buckets.count >= maximumClients, let oldest = buckets.min(by: { $0.value.updatedAt < $1.value.updatedAt }) {
             buckets[oldest.key] = nil

@@ -15,7 +15,10 @@ import VouchTokens
 /// only as integer literals. Only a body that passes is decoded into its type.
 enum RequestBodyReader {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T {
-        let bytes = try await collect(request)
+        try decode(type, bytes: try await collect(request), request: request)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, bytes: [UInt8], request: Request) throws -> T {
         try checkContentType(request)
         guard !bytes.isEmpty else { throw APIError(.invalidRequest, "A JSON object body is required.") }
         try checkStrictly(bytes)
@@ -30,6 +33,13 @@ enum RequestBodyReader {
         } catch {
             throw APIError(.invalidRequest, "The body is not a valid JSON object.")
         }
+    }
+
+    /// The same for a route whose body is optional: `nil` when there is none.
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T? {
+        let bytes = try await collect(request)
+        guard !bytes.isEmpty else { return nil }
+        return try decode(type, bytes: bytes, request: request)
     }
 
     /// Reads the whole body (bounded); for routes that take none, this still enforces the limit.

@@ -29,6 +29,12 @@ struct StoreVerificationContext: VerificationContext {
         return try await !store.serverNonceUsed(hash: opened.hash)
     }
 
+    func nonceStanding(_ nonce: String, appID: UUID, now: Int64) async throws -> NonceStanding {
+        guard let opened = nonces.open(nonce, now: now) else { return .unknown }
+        guard opened.admits(appID: appID) else { return .boundToAnotherApp }
+        return try await store.serverNonceUsed(hash: opened.hash) ? .used : .usable
+    }
+
     func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
         guard let record = try await store.registrationSecret(applicationKey: applicationKey) else { return nil }
         return RegistrationSecret(applicationKey: record.applicationKey, appID: record.appID, secret: record.secret)

@@ -7,22 +7,20 @@ import VouchTokens
 
 /// Builds the authentication server: routes, middleware and background work, over any `Store`.
 public enum VouchServer {
-    /// The current time in Unix seconds: the default clock.
-    public static let systemClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
-
     /// - Parameters:
-    ///   - clock: injected so tests can move time (session expiry) without sleeping.
+    ///   - clocks: injected so tests can move time (session expiry, purges, rate limits) without
+    ///     sleeping and without depending on the machine's speed.
     ///   - onServerRunning: called with the bound port once the server listens (port 0 picks one).
     public static func makeApplication(
         configuration: ServerConfiguration,
         store: any Store,
         logger: Logger,
-        clock: @escaping @Sendable () -> Int64 = systemClock,
+        clocks: ServerClocks = .system,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
-            nonces: try await NonceIssuer.load(from: store), clock: clock)
+            nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
         let router = Router(context: VouchRequestContext.self)
         // Middleware first: a route captures the middleware added before it is registered. The
         // error middleware consults the route table, which is filled in below (it is a class).
@@ -31,10 +29,10 @@ public enum VouchServer {
         router.add(middleware: ErrorMiddleware(routes: table))
         let routes = RouteRegistrar(router: router, table: table)
         ClientRoutes(authenticator: authenticator,
-                     rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit) : nil)
+                     rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
         AdminRoutes(store: store, authenticator: authenticator,
-                    adminTokenHash: Array(SHA256.hash(data: Array(configuration.adminToken.utf8))), clock: clock)
+                    adminTokenHash: Array(SHA256.hash(data: Array(configuration.adminToken.utf8))), clock: clocks.now)
             .register(routes)
 
         var app = Application(
@@ -45,7 +43,7 @@ public enum VouchServer {
             logger: logger)
         app.addServices(HousekeepingService(
             store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
-            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clock: clock, logger: logger))
+            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger))
         return app
     }
 }

@@ -79,8 +79,16 @@ struct LayerPolicy {
 
         // #21, #23: lookups by claim, only for a signed token.
         guard signatureHolds else { return nil }
-        if let nonce, try await !context.isNonceUsable(nonce, now: now) {
-            try findings.add(.nonceNotFound, claim: "nce")
+        if let nonce {
+            switch try await context.nonceStanding(nonce, appID: appID, now: now) {
+            case .usable:
+                break
+            case .unknown, .used:
+                try findings.add(.nonceNotFound, claim: "nce")
+            case .boundToAnotherApp:
+                try findings.add(.nonceNotFound, claim: "nce", hint: "The nonce was requested for another app "
+                    + "(POST /nonces with a different app_id); request one for this app.")
+            }
         }
         if let userID, try await context.isUserSuspended(appID: appID, userID: userID) {
             try findings.add(.userSuspended, claim: "prn")

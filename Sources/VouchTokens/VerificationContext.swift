@@ -37,6 +37,18 @@ public enum ProviderBinding: Sendable, Equatable {
     case bound
 }
 
+/// What a server nonce is, as seen by a sign-in to one app.
+public enum NonceStanding: Sendable, Equatable {
+    /// Genuine, unexpired, unused, and issued for this app or for any app.
+    case usable
+    /// Not issued by this server, or expired.
+    case unknown
+    /// Already admitted a sign-in.
+    case used
+    /// Issued with another app's `app_id` (PROTOCOL §8.4): it admits a sign-in to that app only.
+    case boundToAnotherApp
+}
+
 /// Everything the verifier needs to know about the world, passed in so that the verifier does no
 /// I/O of its own: the server backs it with the store, tests with plain values.
 ///
@@ -48,9 +60,18 @@ public protocol VerificationContext: Sendable {
     func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding
     /// Whether a server-issued nonce is genuine, unexpired and not yet used.
     func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool
+    /// Whether a server-issued nonce admits a sign-in to `appID`, and if not, why. The default
+    /// knows no app bindings: usable or unknown, as `isNonceUsable` says.
+    func nonceStanding(_ nonce: String, appID: UUID, now: Int64) async throws -> NonceStanding
     func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret?
     /// Whether a Sinch token's client-made nonce was already seen for this app (and is still
     /// within its token's lifetime).
     func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool
     func isUserSuspended(appID: UUID, userID: String) async throws -> Bool
+}
+
+extension VerificationContext {
+    public func nonceStanding(_ nonce: String, appID: UUID, now: Int64) async throws -> NonceStanding {
+        try await isNonceUsable(nonce, now: now) ? .usable : .unknown
+    }
 }

@@ -44,6 +44,9 @@ let contractErrorTable: [(Int, String, Int)] = [
     (108, "conflict", 409),
     (109, "method_not_allowed", 405),
     (111, "too_large", 413),
+    // Vouch's additions (docs/PROTOCOL.md §8.1): over-long request heads.
+    (112, "uri_too_long", 414),
+    (113, "headers_too_large", 431),
 ]
 
 /// Encodes as the server does on the wire, with sorted keys so the bytes can be compared.

@@ -273,13 +273,16 @@ struct ProcessTests {
 
     // MARK: - Rate limit
 
-    @Test("--rate-limit 2: a burst of POST /nonces is answered 429 rate_limit_exceeded with Retry-After after about 4 requests")
+    /// The one live check of the limiter (its arithmetic is tested on a hand-moved clock): at 1/s
+    /// with a burst of 2, forty requests are refused somewhere unless they take 38 s, a margin no
+    /// busy machine comes near.
+    @Test("--rate-limit 1: a burst of POST /nonces is answered 429 rate_limit_exceeded with Retry-After")
     func rateLimit() async throws {
         try await ProcessScratch.with { scratch in
-            let server = try await scratch.startServer(arguments: ["--rate-limit", "2"])
+            let server = try await scratch.startServer(arguments: ["--rate-limit", "1"])
             var statuses: [Int] = []
             var limited: ProcessHTTPResponse?
-            for _ in 0..<12 {
+            for _ in 0..<40 {
                 let response = try await server.request(.POST, "/nonces")
                 statuses.append(response.status)
                 if response.status != 201 {
@@ -287,9 +290,9 @@ struct ProcessTests {
                     break
                 }
             }
-            let refused = try #require(limited, "12 quick POST /nonces were never limited: \(statuses)")
+            let refused = try #require(limited, "40 POST /nonces were never limited: \(statuses)")
             #expect(refused.status == 429)
-            #expect((4...6).contains(statuses.count - 1), "allowed before the first 429 (burst 2 × 2 = 4): \(statuses)")
+            #expect(statuses.count - 1 >= 2, "the burst of 2 is allowed before the first 429: \(statuses)")
             let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) }, "Retry-After: \(String(describing: refused.header("Retry-After")))")
             #expect((1...5).contains(retryAfter))
             #expect(refused.header("Content-Type")?.hasPrefix("application/json") == true)
@@ -300,9 +303,8 @@ struct ProcessTests {
             #expect(refused.json["url"].string?.hasPrefix("http") == true)
             #expect(refused.json["data"].keys != nil, "data is an object")
 
-            // POST /sessions shares the budget; GET /health does not count.
-            let session = try await server.request(.POST, "/sessions", json: ["identity_token": "x", "app_id": "y"])
-            #expect(session.status == 429, "\(session)")
+            // GET /health does not count. (That POST /sessions shares the budget is checked on a
+            // hand-moved clock in ErrorHandlingTests: here a token may be back by the next request.)
             #expect(try await server.request(.GET, "/health").status == 200)
 
             // After Retry-After seconds, requests are allowed again.

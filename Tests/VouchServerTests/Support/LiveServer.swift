@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import NIOCore
 import NIOFoundationCompat
 @_exported import enum NIOHTTP1.HTTPMethod
@@ -19,6 +20,41 @@ final class ManualClock: @unchecked Sendable {
     var now: Int64 { lock.withLock { current } }
     func advance(by seconds: Int64) { lock.withLock { current += seconds } }
     var closure: @Sendable () -> Int64 { { [self] in now } }
+}
+
+/// The background purge's schedule, in the test's hands: the server purges once each time the
+/// test calls `purgeNow()`, never on its own.
+final class PurgeTrigger: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    /// How many times the purge loop has started waiting: one more than the purges it finished.
+    private let waits = Mutex(0)
+
+    init() { (stream, continuation) = AsyncStream.makeStream(of: Void.self) }
+
+    /// Runs one purge and returns once it has finished (the loop is waiting again).
+    func purgeNow() async throws {
+        let before = waits.withLock { $0 }
+        continuation.yield()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while waits.withLock({ $0 }) == before {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the purge did not finish within 60 s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The server's `sleep` between purges: returns at the next `purgeNow()`, throws when the
+    /// server shuts down.
+    var sleep: @Sendable (Duration) async throws -> Void {
+        { [self] _ in try await waitForPurgeRequest() }
+    }
+
+    private func waitForPurgeRequest() async throws {
+        waits.withLock { $0 += 1 }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        try Task.checkCancellation()
+    }
 }
 
 /// One HTTP answer, with the body parsed as JSON when it is JSON.
@@ -43,10 +79,11 @@ struct LiveServer: Sendable {
     var baseURL: String { "http://localhost:\(port)" }
     let store: SQLiteStore
     let clock: ManualClock
+    let purges: PurgeTrigger
 
     /// Starts a server on a fresh SQLite database in a temporary directory, runs `body`, and
     /// always stops the server and closes the store.
-    static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(), purgeIntervalSeconds: Int64 = 60,
+    static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(),
                     connectionLimits: ConnectionLimits = ConnectionLimits(),
                     _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
@@ -57,13 +94,16 @@ struct LiveServer: Sendable {
         let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, logger: logger)
         do {
             let port = PortBox()
+            let purges = PurgeTrigger()
+            // Every clock is the test's: unix time and the rate limiter's uptime move only with
+            // `clock.advance`, purges happen only on `purges.purgeNow()`.
+            let clocks = ServerClocks(now: clock.closure, uptime: { Double(clock.now) }, sleep: purges.sleep)
             let app = try await VouchServer.makeApplication(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
-                                                   purgeIntervalSeconds: purgeIntervalSeconds,
                                                    connectionLimits: connectionLimits),
-                store: store, logger: logger, clock: clock.closure, onServerRunning: { port.set($0) })
+                store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
             try await app.test(.live) { _ in
-                try await body(LiveServer(port: port.value, store: store, clock: clock))
+                try await body(LiveServer(port: port.value, store: store, clock: clock, purges: purges))
             }
         } catch {
             try? await store.close()
@@ -74,13 +114,20 @@ struct LiveServer: Sendable {
 
     func request(_ method: HTTPMethod, _ path: String, body: String? = nil, headers: [String: String] = [:],
                  admin: Bool = false, contentType: String? = "application/json") async throws -> HTTPResult {
+        try await request(method, path, bytes: body.map { Array($0.utf8) }, headers: headers, admin: admin,
+                          contentType: contentType)
+    }
+
+    /// The same, with a body of any bytes (not necessarily UTF-8).
+    func request(_ method: HTTPMethod, _ path: String, bytes body: [UInt8]?, headers: [String: String] = [:],
+                 admin: Bool = false, contentType: String? = "application/json") async throws -> HTTPResult {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if admin { request.headers.add(name: "Authorization", value: "Bearer \(Self.adminToken)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
             if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
-            request.body = .bytes(ByteBuffer(string: body))
+            request.body = .bytes(ByteBuffer(bytes: body))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 1 << 22)

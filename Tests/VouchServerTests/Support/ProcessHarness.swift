@@ -38,7 +38,7 @@ enum ProcessHarness {
     /// How long a process may take to print its "listening on" line.
     static let startTimeout: Duration = .seconds(20)
     /// How long a process may take to exit after SIGTERM / SIGINT before the test calls it hung.
-    static let stopTimeout: Duration = .seconds(5)
+    static let stopTimeout: Duration = .seconds(20)
 
     /// The one HTTP client of the process tests. Never shut down: it lives as long as the test
     /// process (a static is never deinitialised), and it is shared by every test.
