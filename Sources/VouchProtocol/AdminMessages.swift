@@ -119,6 +119,55 @@ public struct UpdateKeyRequest: Codable, Sendable, Equatable {
     public init(status: String?) { self.status = status }
 }
 
+/// One registration secret as listed and revoked: everything but the secret itself, which is
+/// shown only when it is created.
+public struct RegistrationSecretSummary: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        /// Verifies tokens.
+        case active
+        /// Revoked with a grace period that has not ended: still verifies tokens until `revoked_at`.
+        case retiring
+        /// Verifies nothing: tokens naming its application key answer `eit_key_not_found`.
+        case revoked
+    }
+
+    public var applicationKey: String
+    public var appID: String
+    public var status: Status
+    public var createdAt: String
+    /// When the secret stops (or stopped) verifying tokens; absent while it is active.
+    public var revokedAt: String?
+
+    public init(applicationKey: String, appID: String, status: Status, createdAt: String, revokedAt: String?) {
+        self.applicationKey = applicationKey
+        self.appID = appID
+        self.status = status
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case applicationKey = "application_key"
+        case appID = "app_id"
+        case status
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
+    }
+}
+
+/// The optional body of `POST /admin/apps/<uuid>/registration-secrets/<key>/revoke`.
+public struct RevokeRegistrationSecretRequest: Codable, Sendable, Equatable {
+    /// Seconds the secret keeps verifying tokens, so backends can move to the new one; 0 (the
+    /// default) revokes it at once.
+    public var graceSeconds: Int64?
+
+    public init(graceSeconds: Int64? = nil) { self.graceSeconds = graceSeconds }
+
+    enum CodingKeys: String, CodingKey {
+        case graceSeconds = "grace_seconds"
+    }
+}
+
 /// `201` of `POST /admin/apps/<uuid>/registration-secrets`; the secret is shown this once.
 public struct RegistrationSecretResponse: Codable, Sendable, Equatable {
     public var applicationKey: String

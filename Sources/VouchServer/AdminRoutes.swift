@@ -9,6 +9,7 @@ import VouchTokens
 struct AdminRoutes {
     static let sessionTTLRange: ClosedRange<Int64> = 30...31_536_000
     static let defaultSessionTTL: Int64 = 2_592_000
+    static let revocationGraceRange: ClosedRange<Int64> = 0...2_592_000
 
     let store: any Store
     let authenticator: Authenticator
@@ -30,6 +31,8 @@ struct AdminRoutes {
         routes.on(.patch, "/admin/keys/:key", admin(updateKey))
         routes.on(.delete, "/admin/keys/:key", admin { _, context in try await deleteKey(context) })
         routes.on(.post, "/admin/apps/:app/registration-secrets", admin { _, context in try await createSecret(context) })
+        routes.on(.get, "/admin/apps/:app/registration-secrets", admin { _, context in try await listSecrets(context) })
+        routes.on(.post, "/admin/apps/:app/registration-secrets/:key/revoke", admin(revokeSecret))
         routes.on(.get, "/admin/apps/:app/users/:user", admin { _, context in try await showUser(context) })
         routes.on(.patch, "/admin/apps/:app/users/:user", admin(updateUser))
         routes.on(.delete, "/admin/apps/:app/users/:user/sessions", admin { _, context in try await revokeUserSessions(context) })
@@ -138,7 +141,13 @@ struct AdminRoutes {
         }
         let key = KeyRecord(id: UUID(), providerID: providerID, status: .active, publicKeyPEM: publicKey.pem,
                             fingerprint: publicKey.fingerprint, createdAt: clock())
-        try await store.createKey(key)
+        do {
+            try await store.createKey(key)
+        } catch StoreError.alreadyExists {
+            throw APIError(.conflict, "The provider already has this key (\(publicKey.fingerprint)); "
+                + "a key is uploaded once, and a deleted key cannot be uploaded again.",
+                data: ["fingerprint": .string(publicKey.fingerprint)])
+        }
         var response = key.response
         response.privateKey = privateKeyPEM
         return JSONResponse.make(response, status: .created)
@@ -180,6 +189,29 @@ struct AdminRoutes {
         return JSONResponse.make(RegistrationSecretResponse(
             applicationKey: secret.applicationKey.lowercased, applicationSecret: Data(secret.secret).base64EncodedString()),
             status: .created)
+    }
+
+    private func listSecrets(_ context: VouchRequestContext) async throws -> Response {
+        let app = try await existingApp(context)
+        let now = clock()
+        return JSONResponse.make(try await store.registrationSecrets(appID: app.id).map { $0.summary(at: now) })
+    }
+
+    private func revokeSecret(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        let app = try await existingApp(context)
+        let applicationKey = try PathID.uuid(context, "key", what: "Registration secret")
+        let body = try await RequestBodyReader.decodeIfPresent(RevokeRegistrationSecretRequest.self, from: request, context: context)
+        let grace = body?.graceSeconds ?? 0
+        guard Self.revocationGraceRange.contains(grace) else {
+            throw APIError.invalidProperty("grace_seconds", "`grace_seconds` must be between 0 and 2592000 (30 days).")
+        }
+        let now = clock()
+        do {
+            let revoked = try await store.revokeRegistrationSecret(applicationKey: applicationKey, appID: app.id, at: now + grace)
+            return JSONResponse.make(revoked.summary(at: now))
+        } catch StoreError.notFound {
+            throw APIError.notFound("Registration secret")
+        }
     }
 
     // MARK: Users

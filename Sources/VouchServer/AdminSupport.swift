@@ -78,6 +78,15 @@ extension ProviderRecord {
     }
 }
 
+extension RegistrationSecretRecord {
+    func summary(at now: Int64) -> RegistrationSecretSummary {
+        let status: RegistrationSecretSummary.Status = revokedAt == nil ? .active : isValid(at: now) ? .retiring : .revoked
+        return RegistrationSecretSummary(
+            applicationKey: applicationKey.lowercased, appID: LayerID.app(appID), status: status,
+            createdAt: Timestamp.rfc3339(createdAt), revokedAt: revokedAt.map(Timestamp.rfc3339))
+    }
+}
+
 extension KeyRecord {
     var response: KeyResponse {
         KeyResponse(id: LayerID.key(id), providerID: LayerID.provider(providerID), status: status,

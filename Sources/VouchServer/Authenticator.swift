@@ -16,7 +16,8 @@ public struct Authenticator: Sendable {
     let nonces: NonceIssuer
     let clock: @Sendable () -> Int64
 
-    var context: StoreVerificationContext { StoreVerificationContext(store: store, nonces: nonces) }
+    /// The verifier's view of the world at `now` (a retired registration secret verifies nothing).
+    func context(now: Int64) -> StoreVerificationContext { StoreVerificationContext(store: store, nonces: nonces, now: now) }
 
     /// A fresh nonce; bound to `appID` when given, so that it admits a sign-in to that app only.
     func issueNonce(appID: UUID? = nil) -> NonceResponse {
@@ -31,7 +32,7 @@ public struct Authenticator: Sendable {
         let now = clock()
         let verified: VerifiedToken
         do {
-            verified = try await verifier.verify(identityToken, appID: app.id, context: context, now: now)
+            verified = try await verifier.verify(identityToken, appID: app.id, context: context(now: now), now: now)
         } catch let rejection as TokenRejection {
             throw APIError.rejectedToken(rejection, serverTime: now)
         }
@@ -103,7 +104,8 @@ public struct Authenticator: Sendable {
 
     /// The validation tool: every problem, never consuming the nonce.
     func validate(identityToken: String, app: AppRecord) async throws -> ValidateTokenResponse {
-        let diagnosis = try await verifier.diagnose(identityToken, appID: app.id, context: context, now: clock())
+        let now = clock()
+        let diagnosis = try await verifier.diagnose(identityToken, appID: app.id, context: context(now: now), now: now)
         return ValidateTokenResponse(
             valid: diagnosis.isValid, reasons: diagnosis.rejections.map(ValidateTokenResponse.Finding.init),
             header: diagnosis.header, claims: diagnosis.claims, profile: diagnosis.profile?.rawValue)

@@ -9,6 +9,8 @@ import _CryptoExtras
 struct StoreVerificationContext: VerificationContext {
     let store: any Store
     let nonces: NonceIssuer
+    /// The time of the request: registration secrets are judged at it.
+    let now: Int64
 
     func layerKey(id: UUID) async throws -> LayerVerificationKey? {
         guard let record = try await store.key(id: id) else { return nil }
@@ -36,7 +38,9 @@ struct StoreVerificationContext: VerificationContext {
     }
 
     func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
-        guard let record = try await store.registrationSecret(applicationKey: applicationKey) else { return nil }
+        // A revoked secret is as good as none: its tokens answer `eit_key_not_found`.
+        guard let record = try await store.registrationSecret(applicationKey: applicationKey),
+              record.isValid(at: now) else { return nil }
         return RegistrationSecret(applicationKey: record.applicationKey, appID: record.appID, secret: record.secret)
     }
 

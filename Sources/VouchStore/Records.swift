@@ -64,13 +64,20 @@ public struct RegistrationSecretRecord: Sendable, Equatable {
     /// The 32 secret bytes.
     public var secret: [UInt8]
     public var createdAt: Int64
+    /// From this second on the secret verifies nothing; `nil` while it is in use. A revocation
+    /// with a grace period sets it in the future, so both secrets work while backends move over.
+    public var revokedAt: Int64?
 
-    public init(applicationKey: UUID, appID: UUID, secret: [UInt8], createdAt: Int64) {
+    public init(applicationKey: UUID, appID: UUID, secret: [UInt8], createdAt: Int64, revokedAt: Int64? = nil) {
         self.applicationKey = applicationKey
         self.appID = appID
         self.secret = secret
         self.createdAt = createdAt
+        self.revokedAt = revokedAt
     }
+
+    /// Whether the secret still verifies tokens at `now`.
+    public func isValid(at now: Int64) -> Bool { revokedAt.map { now < $0 } ?? true }
 }
 
 /// A user of one app, as last described by an identity token.

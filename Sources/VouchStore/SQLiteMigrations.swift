@@ -109,6 +109,11 @@ enum SQLiteMigrations {
             ) STRICT
             """,
         ]),
+        // Registration secrets can be retired: from `revoked_at` on they verify nothing.
+        SQLiteMigration(version: 2, statements: [
+            "ALTER TABLE registration_secrets ADD COLUMN revoked_at INTEGER",
+            "CREATE INDEX provider_keys_by_fingerprint ON provider_keys (provider_id, fingerprint)",
+        ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

@@ -5,13 +5,16 @@ import VouchProtocol
 extension SQLiteStore {
     public func createKey(_ key: KeyRecord) async throws {
         try await exclusive("createKey") { db in
-            try await db.execute(
+            // One statement decides, so two uploads of one key cannot both get in.
+            let inserted = try await db.changes(
                 """
                 INSERT INTO provider_keys (id, provider_id, status, public_key_pem, fingerprint, created_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                SELECT ?, ?, ?, ?, ?, ?
+                WHERE NOT EXISTS (SELECT 1 FROM provider_keys WHERE provider_id = ? AND fingerprint = ?)
                 """,
                 [.uuid(key.id), .uuid(key.providerID), .text(key.status.rawValue), .text(key.publicKeyPEM),
-                 .text(key.fingerprint), .int64(key.createdAt)])
+                 .text(key.fingerprint), .int64(key.createdAt), .uuid(key.providerID), .text(key.fingerprint)])
+            guard inserted == 1 else { throw StoreError.alreadyExists }
         }
     }
 

@@ -18,6 +18,28 @@ extension SQLiteStore {
         }
     }
 
+    public func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord] {
+        try await exclusive("registrationSecrets") { db in
+            try await db.rows(
+                "SELECT * FROM registration_secrets WHERE app_id = ? ORDER BY created_at, application_key", [.uuid(appID)]
+            ).map(RegistrationSecretRecord.init(row:))
+        }
+    }
+
+    public func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
+        try await exclusive("revokeRegistrationSecret") { db in
+            // One statement decides: the earlier of the recorded and the requested time wins.
+            let rows = try await db.rows(
+                """
+                UPDATE registration_secrets SET revoked_at = MIN(COALESCE(revoked_at, ?), ?)
+                WHERE application_key = ? AND app_id = ? RETURNING *
+                """,
+                [.int64(at), .int64(at), .uuid(applicationKey), .uuid(appID)])
+            guard let row = rows.first else { throw StoreError.notFound }
+            return try RegistrationSecretRecord(row: row)
+        }
+    }
+
     /// A nonce still counts as seen during its `expiresAt` second; it is free from the next one on.
     public func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await exclusive("registrationNonceSeen") { db in
@@ -42,6 +64,7 @@ extension RegistrationSecretRecord {
             applicationKey: try row.uuid("application_key"),
             appID: try row.uuid("app_id"),
             secret: try row.bytes("secret"),
-            createdAt: try row.int64("created_at"))
+            createdAt: try row.int64("created_at"),
+            revokedAt: try row.optionalInt64("revoked_at"))
     }
 }

@@ -25,7 +25,9 @@ public protocol Store: Sendable {
     func unbindProvider(_ providerID: UUID, fromApp appID: UUID) async throws
 
     // MARK: Keys
-    /// Throws `.notFound` for an unknown provider, `.alreadyExists` for a key id in use.
+    /// Throws `.notFound` for an unknown provider, `.alreadyExists` for a key id in use or a key
+    /// (same fingerprint) that the provider already has, in any status: a deleted key cannot come
+    /// back under a new id.
     func createKey(_ key: KeyRecord) async throws
     func key(id: UUID) async throws -> KeyRecord?
     /// The provider's keys, tombstones included, oldest first.
@@ -38,6 +40,11 @@ public protocol Store: Sendable {
     /// Throws `.notFound` for an unknown app.
     func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws
     func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecretRecord?
+    /// The app's secrets, revoked ones included, oldest first.
+    func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord]
+    /// Retires a secret from `at` on (now, or later for a grace period). A revocation never moves
+    /// an earlier one later. Throws `.notFound` when the app has no such secret.
+    func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord
     /// Whether a registration nonce of this app was seen and has not yet expired at `now`.
     func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool
 

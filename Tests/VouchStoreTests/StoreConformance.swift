@@ -25,7 +25,9 @@ struct StoreConformance: Sendable {
         Check(name: "providers: create with apps, read sorted, sentinels") { try await $0.providersLifecycle() },
         Check(name: "providers: bind and unbind are idempotent, unknown ids not found") { try await $0.bindAndUnbind() },
         Check(name: "keys: create, list oldest first, status, tombstones, sentinels") { try await $0.keysLifecycle() },
+        Check(name: "keys: a provider has a public key once, whatever its status") { try await $0.keyUploadedOnce() },
         Check(name: "registration secrets: create, read, sentinels") { try await $0.registrationSecrets() },
+        Check(name: "registration secrets: list, revoke now or later, never later than before") { try await $0.secretRotation() },
         Check(name: "unknown ids read as absent") { try await $0.unknownIDsReadAsAbsent() },
         Check(name: "createSession: server nonce recorded, reuse refused and writes nothing") { try await $0.serverNonceSignIn() },
         Check(name: "createSession: registration nonce per app, reusable once expired") { try await $0.registrationNonceSignIn() },
@@ -225,6 +227,60 @@ extension StoreConformance {
             await #expect(throws: StoreError.alreadyExists) { try await store.createKey(reused) }
             #expect(try await store.key(id: second.id) == second)
             #expect(try await store.keys(ofProvider: other.id) == [])
+        }
+    }
+
+    func keyUploadedOnce() async throws {
+        try await withStore { store in
+            let provider = try await store.addProvider()
+            let other = try await store.addProvider()
+            let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active,
+                                publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+                                fingerprint: "sha256:" + String(repeating: "ef", count: 32), createdAt: t0)
+            try await store.createKey(key)
+            var again = key
+            again.id = UUID()
+            await #expect(throws: StoreError.alreadyExists) { try await store.createKey(again) }
+            _ = try await store.setKeyStatus(id: key.id, to: .deleted)
+            await #expect(throws: StoreError.alreadyExists, "a deleted key does not come back under a new id") {
+                try await store.createKey(again)
+            }
+            #expect(try await store.keys(ofProvider: provider.id).map(\.id) == [key.id])
+            // Another provider may hold the same public key.
+            again.providerID = other.id
+            try await store.createKey(again)
+            #expect(try await store.keys(ofProvider: other.id) == [again])
+        }
+    }
+
+    func secretRotation() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let otherApp = try await store.addApp()
+            let old = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: randomBytes(), createdAt: t0 - 100)
+            let new = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: randomBytes(), createdAt: t0)
+            try await store.createRegistrationSecret(new)
+            try await store.createRegistrationSecret(old)
+            #expect(try await store.registrationSecrets(appID: app.id) == [old, new])
+            #expect(try await store.registrationSecrets(appID: otherApp.id) == [])
+
+            // With a grace period: still valid until then.
+            let retiring = try await store.revokeRegistrationSecret(applicationKey: old.applicationKey, appID: app.id, at: t0 + 3600)
+            #expect(retiring.revokedAt == t0 + 3600)
+            #expect(retiring.isValid(at: t0 + 3599) && !retiring.isValid(at: t0 + 3600))
+            #expect(try await store.registrationSecret(applicationKey: old.applicationKey) == retiring)
+            // A later revocation does not extend it; an earlier one shortens it.
+            #expect(try await store.revokeRegistrationSecret(applicationKey: old.applicationKey, appID: app.id, at: t0 + 7200).revokedAt == t0 + 3600)
+            #expect(try await store.revokeRegistrationSecret(applicationKey: old.applicationKey, appID: app.id, at: t0).revokedAt == t0)
+            #expect(try await store.registrationSecret(applicationKey: new.applicationKey)?.revokedAt == nil, "the other secret is untouched")
+
+            await #expect(throws: StoreError.notFound, "a secret is revoked through its own app only") {
+                try await store.revokeRegistrationSecret(applicationKey: new.applicationKey, appID: otherApp.id, at: t0)
+            }
+            await #expect(throws: StoreError.notFound) {
+                try await store.revokeRegistrationSecret(applicationKey: UUID(), appID: app.id, at: t0)
+            }
+            #expect(try await store.registrationSecret(applicationKey: new.applicationKey)?.revokedAt == nil)
         }
     }
 
