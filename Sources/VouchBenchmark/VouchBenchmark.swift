@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOFoundationCompat
+import Synchronization
 import VouchProtocol
 import VouchServer
 import VouchStore
@@ -117,9 +118,8 @@ struct BenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var port = 0
-    func set(_ value: Int) { lock.withLock { port = value } }
-    var value: Int { lock.withLock { port } }
+final class PortBox: Sendable {
+    private let port = Mutex(0)
+    func set(_ value: Int) { port.withLock { $0 = value } }
+    var value: Int { port.withLock { $0 } }
 }

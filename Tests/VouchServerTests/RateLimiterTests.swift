@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import VouchServer
 
@@ -6,12 +7,10 @@ import Testing
 /// machine is.
 @Suite("Rate limiter arithmetic")
 struct RateLimiterTests {
-    final class Uptime: @unchecked Sendable {
-        private let lock = NSLock()
-        private var seconds: Double = 1000
-        var now: Double { lock.withLock { seconds } }
-        func advance(_ delta: Double) { lock.withLock { seconds += delta } }
-        func set(_ value: Double) { lock.withLock { seconds = value } }
+    final class Uptime: Sendable {
+        private let seconds = Mutex<Double>(1000)
+        var now: Double { seconds.withLock { $0 } }
+        func advance(_ delta: Double) { seconds.withLock { $0 += delta } }
     }
 
     @Test("a burst of twice the rate, then the wait until one token is back, rounded up")

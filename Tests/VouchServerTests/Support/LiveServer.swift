@@ -11,14 +11,13 @@ import VouchServer
 import VouchStore
 
 /// A clock the tests move by hand, so that session expiry is tested without sleeping.
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Int64
+final class ManualClock: Sendable {
+    private let current: Mutex<Int64>
 
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { current = start }
+    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { current = Mutex(start) }
 
-    var now: Int64 { lock.withLock { current } }
-    func advance(by seconds: Int64) { lock.withLock { current += seconds } }
+    var now: Int64 { current.withLock { $0 } }
+    func advance(by seconds: Int64) { current.withLock { $0 += seconds } }
     var closure: @Sendable () -> Int64 { { [self] in now } }
 }
 
@@ -157,9 +156,8 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-private final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var port = 0
-    func set(_ value: Int) { lock.withLock { port = value } }
-    var value: Int { lock.withLock { port } }
+private final class PortBox: Sendable {
+    private let port = Mutex(0)
+    func set(_ value: Int) { port.withLock { $0 = value } }
+    var value: Int { port.withLock { $0 } }
 }

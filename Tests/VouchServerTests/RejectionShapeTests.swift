@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchStore
+import VouchTokens
+@testable import VouchServer
+
+/// Defect 10: one rejection, one shape. A suspension is reported with the claim that names the
+/// user whether the policy saw it (before the transaction) or the sign-in transaction did (a
+/// suspension that landed in between).
+@Suite("Rejections have one shape, whatever the timing")
+struct RejectionShapeTests {
+    @Test("a suspension caught inside the sign-in transaction carries the same data as one caught by the policy")
+    func suspensionShape() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let appID = try #require(LayerID.parseApp(fixture.appID))
+            let app = try #require(try await server.store.app(id: appID))
+
+            // The policy's path: the user is suspended before the sign-in starts.
+            _ = try await server.store.setSuspended(appID: appID, userID: "early", suspended: true, now: server.clock.now)
+            let early = try await fixture.signIn(try fixture.layerToken(
+                claims: fixture.layerClaims(user: "early", nonce: try await server.nonce(), now: server.clock.now)))
+            #expect(early.data["reason"] as? String == "eit_user_suspended")
+
+            // The transaction's path: the suspension lands after verification, before the transaction.
+            let store = InterleavingStore(base: server.store) { session in
+                _ = try await server.store.setSuspended(appID: session.appID, userID: session.userID, suspended: true,
+                                                        now: server.clock.now)
+            }
+            let authenticator = Authenticator(
+                store: store, verifier: TokenVerifier(leewaySeconds: 60),
+                nonces: try await NonceIssuer.load(from: store), clock: server.clock.closure)
+            let token = try fixture.layerToken(
+                claims: fixture.layerClaims(user: "late", nonce: try await server.nonce(), now: server.clock.now))
+            var late: APIError?
+            do {
+                _ = try await authenticator.signIn(identityToken: token, app: app)
+            } catch let error as APIError {
+                late = error
+            }
+            let rejection = try #require(late, "the sign-in was refused")
+            #expect(rejection.body.data?["reason"] == .string("eit_user_suspended"))
+            #expect(rejection.body.data?["claim"] == .string("prn"))
+            #expect(rejection.body.data?["claim"] == early.data["claim"].flatMap { ($0 as? String).map(JSONValue.string) },
+                    "both paths name the same claim")
+            #expect(Set(rejection.body.data?.keys.map { $0 } ?? []) == Set(early.data.keys), "both paths carry the same members")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import VouchProtocol
+import VouchStore
+
+/// A real store with one interleaving forced: `beforeCreateSession` runs after the token was
+/// verified and just before the sign-in transaction, so a test can make a race that real traffic
+/// only hits by chance (a suspension landing between the policy's look-up and the transaction)
+/// happen every time. Everything else goes straight to the wrapped store.
+struct InterleavingStore: Store {
+    let base: any Store
+    let beforeCreateSession: @Sendable (NewSession) async throws -> Void
+
+    func createSession(_ session: NewSession) async throws -> UserRecord {
+        try await beforeCreateSession(session)
+        return try await base.createSession(session)
+    }
+
+    func createApp(_ app: AppRecord) async throws { try await base.createApp(app) }
+    func app(id: UUID) async throws -> AppRecord? { try await base.app(id: id) }
+    func apps() async throws -> [AppRecord] { try await base.apps() }
+    func updateApp(_ app: AppRecord) async throws { try await base.updateApp(app) }
+    func createProvider(_ provider: ProviderRecord) async throws { try await base.createProvider(provider) }
+    func provider(id: UUID) async throws -> ProviderRecord? { try await base.provider(id: id) }
+    func bindProvider(_ providerID: UUID, toApp appID: UUID) async throws { try await base.bindProvider(providerID, toApp: appID) }
+    func unbindProvider(_ providerID: UUID, fromApp appID: UUID) async throws { try await base.unbindProvider(providerID, fromApp: appID) }
+    func createKey(_ key: KeyRecord) async throws { try await base.createKey(key) }
+    func key(id: UUID) async throws -> KeyRecord? { try await base.key(id: id) }
+    func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] { try await base.keys(ofProvider: providerID) }
+    func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord { try await base.setKeyStatus(id: id, to: status) }
+    func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws { try await base.createRegistrationSecret(secret) }
+    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecretRecord? {
+        try await base.registrationSecret(applicationKey: applicationKey)
+    }
+    func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord] { try await base.registrationSecrets(appID: appID) }
+    func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
+        try await base.revokeRegistrationSecret(applicationKey: applicationKey, appID: appID, at: at)
+    }
+    func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
+        try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now)
+    }
+    func serverNonceUsed(hash: [UInt8]) async throws -> Bool { try await base.serverNonceUsed(hash: hash) }
+    func user(appID: UUID, userID: String) async throws -> UserRecord? { try await base.user(appID: appID, userID: userID) }
+    func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
+        try await base.setSuspended(appID: appID, userID: userID, suspended: suspended, now: now)
+    }
+    func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
+        try await base.activeSessionCount(appID: appID, userID: userID, now: now)
+    }
+    func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
+        try await base.revokeSessions(appID: appID, userID: userID, now: now)
+    }
+    func session(tokenHash: [UInt8]) async throws -> SessionRecord? { try await base.session(tokenHash: tokenHash) }
+    func revokeSession(tokenHash: [UInt8], now: Int64) async throws { try await base.revokeSession(tokenHash: tokenHash, now: now) }
+    func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {
+        try await base.secret(named: name, orInsert: candidate)
+    }
+    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
+        try await base.purgeExpired(now: now, sessionGraceSeconds: sessionGraceSeconds)
+    }
+    func ping() async throws { try await base.ping() }
+    func close() async throws { try await base.close() }
+}
