@@ -21,7 +21,7 @@ extension SQLiteStore {
     public func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord] {
         try await exclusive("registrationSecrets") { db in
             try await db.rows(
-                "SELECT * FROM registration_secrets WHERE app_id = ? ORDER BY created_at, application_key", [.uuid(appID)]
+                "SELECT * FROM registration_secrets WHERE app_id = ? ORDER BY created_at, rowid", [.uuid(appID)]
             ).map(RegistrationSecretRecord.init(row:))
         }
     }
