@@ -8,11 +8,15 @@ import Synchronization
 import VouchProtocol
 import VouchServer
 import VouchStore
+import VouchStorePostgres
+import VouchStoreSQLite
 import VouchTokens
 import _CryptoExtras
 
 /// `vouch-benchmark [seconds]`: the token library in isolation, then real sign-ins over HTTP
-/// on loopback against a real SQLite file. Run it in release mode (`scripts/bench.sh`).
+/// on loopback against a real SQLite file and, when `VOUCH_BENCH_DATABASE_URL` names a
+/// PostgreSQL server, against PostgreSQL with one and with two server instances. Run it in
+/// release mode (`scripts/bench.sh`).
 @main
 struct VouchBenchmark {
     static func main() async throws {
@@ -21,7 +25,42 @@ struct VouchBenchmark {
             + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
         print("vouch-benchmark: \(seconds) s per measurement on \(machine)")
         try await tokenBenchmarks(seconds: seconds)
-        try await serverBenchmarks(seconds: seconds)
+        try await sqliteBenchmarks(seconds: seconds)
+        if let text = ProcessInfo.processInfo.environment["VOUCH_BENCH_DATABASE_URL"], !text.isEmpty {
+            try await postgresBenchmarks(seconds: seconds, url: try PostgresDatabaseURL(text))
+        } else {
+            print("(PostgreSQL figures skipped: set VOUCH_BENCH_DATABASE_URL)")
+        }
+    }
+
+    static var quietLogger: Logger {
+        var logger = Logger(label: "vouch-bench")
+        logger.logLevel = .error
+        return logger
+    }
+
+    static func sqliteBenchmarks(seconds: Double) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, logger: quietLogger)
+        print("-- SQLite (one instance)")
+        try await serverBenchmarks(seconds: seconds, stores: [store])
+        try await store.close()
+    }
+
+    /// One instance, then two instances (two pools, two HTTP servers in this process) on one
+    /// database, the clients alternating between them.
+    static func postgresBenchmarks(seconds: Double, url: PostgresDatabaseURL) async throws {
+        let options = PostgresStoreOptions(poolSize: 16, timeout: .seconds(10))
+        let one = try await PostgresStore.open(url: url, options: options, logger: quietLogger)
+        print("-- PostgreSQL \(url.redacted) (one instance)")
+        try await serverBenchmarks(seconds: seconds, stores: [one])
+        let two = try await PostgresStore.open(url: url, options: options, logger: quietLogger)
+        print("-- PostgreSQL (two instances, clients alternating)")
+        try await serverBenchmarks(seconds: seconds, stores: [one, two])
+        try await one.close()
+        try await two.close()
     }
 
     static func tokenBenchmarks(seconds: Double) async throws {
@@ -64,22 +103,23 @@ struct VouchBenchmark {
         for result in results { print(result.line) }
     }
 
-    static func serverBenchmarks(seconds: Double) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var logger = Logger(label: "vouch-bench")
-        logger.logLevel = .error
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, logger: logger)
+    /// The HTTP figures against one server per store (the stores may share one database), the
+    /// requests spread over the servers in turn.
+    static func serverBenchmarks(seconds: Double, stores: [any Store]) async throws {
         let admin = "benchmark-admin-token-0123456789"
-        let portBox = PortBox()
-        let app = try await VouchServer.makeApplication(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0, adminToken: admin),
-            store: store, logger: logger, onServerRunning: { portBox.set($0) })
-        let serverTask = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { serverTask.cancel() }
-        while portBox.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
-        let api = BenchmarkAPI(base: "http://127.0.0.1:\(portBox.value)", admin: admin)
+        var serverTasks: [Task<Void, any Error>] = []
+        var bases: [String] = []
+        defer { for task in serverTasks { task.cancel() } }
+        for store in stores {
+            let portBox = PortBox()
+            let app = try await VouchServer.makeApplication(
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0, adminToken: admin),
+                store: store, logger: quietLogger, onServerRunning: { portBox.set($0) })
+            serverTasks.append(Task { try await app.runService(gracefulShutdownSignals: []) })
+            while portBox.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            bases.append("http://127.0.0.1:\(portBox.value)")
+        }
+        let api = BenchmarkAPI(bases: bases, admin: admin)
         let world = try await api.setUp()
 
         var results: [Measurement] = []
@@ -107,9 +147,10 @@ struct VouchBenchmark {
             }
         })
         for result in results { print(result.line) }
-        serverTask.cancel()
-        _ = await serverTask.result
-        try await store.close()
+        for task in serverTasks {
+            task.cancel()
+            _ = await task.result
+        }
     }
 }
 

@@ -107,6 +107,17 @@ enum ProcessWait {
         }
         return true
     }
+
+    /// Whether the asynchronous `condition` comes to hold within `timeout` (polled every 100 ms).
+    static func eventuallyAsync(timeout: Duration, _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while await !condition() {
+            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(100))) != nil else {
+                return await condition()
+            }
+        }
+        return true
+    }
 }
 
 // MARK: - One spawned process
