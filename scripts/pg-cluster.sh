@@ -23,7 +23,14 @@ as_owner() {
 }
 
 start() {
-  local dir=$1 port=$2
+  local dir=$1 port=$2 fd
+  # The server is a daemon: it must not keep the caller's descriptors open (a caller waiting for
+  # this script's end through an inherited descriptor, as Foundation's Process does, would wait
+  # for the server's end instead).
+  for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
   as_owner "$(bindir)/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
 }

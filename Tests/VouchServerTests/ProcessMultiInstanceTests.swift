@@ -138,39 +138,13 @@ struct ProcessMultiInstanceTests {
             let (key, pem) = try await a.generateKey(provider: provider)
             let minter = try ProcessMint.minter(privateKeyPEM: pem, provider: provider, key: key)
 
-            let total = 160, killAfter = 50, width = 12
-            let tally = ProcessBurstTally(killAfter: killAfter) { a.child.killNow() }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                var started = 0
-                func startOne() {
-                    let index = started
-                    started += 1
-                    let server = index % 2 == 0 ? a : b
-                    group.addTask {
-                        do {
-                            let nonce = try await server.nonce()
-                            let token = try minter.mint(userID: "burst-\(index)", nonce: nonce)
-                            let response = try await server.signIn(token, app: app)
-                            if response.status == 201, let session = response.json["session_token"].string {
-                                await tally.created(session, user: "burst-\(index)")
-                            } else {
-                                await tally.answered(response.status)
-                            }
-                        } catch {
-                            await tally.failed()
-                        }
-                    }
-                }
-                for _ in 0..<width { startOne() }
-                while try await group.next() != nil {
-                    if started < total { startOne() }
-                }
-            }
+            let result = try await ProcessBurst.signIns(
+                total: 160, killAfter: 50, width: 12, through: [a, b], app: app, minter: minter,
+                stopAfterKill: false) { a.child.killNow() }
             let exit = try await a.child.waitForExit(timeout: .seconds(10))
             #expect(exit == .signalled(SIGKILL), "A should have been killed part-way: \(exit)")
-            let result = await tally.snapshot
             #expect(result.unexpectedStatuses.isEmpty, "only 201s were expected: \(result.unexpectedStatuses)")
-            try #require(result.sessions.count >= killAfter)
+            try #require(result.sessions.count >= 50)
 
             var lost: [String] = []
             for (session, user) in result.sessions {
