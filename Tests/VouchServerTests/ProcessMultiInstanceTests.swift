@@ -31,7 +31,8 @@ struct ProcessMultiInstanceTests {
     ) async throws {
         try await PostgresTestDatabase.with { url in
             try await ProcessScratch.with { scratch in
-                let arguments = ["--database", url.unredactedString] + extra
+                // A deadline generous for a loaded machine; outages are tested on their own.
+                let arguments = ["--database", url.unredactedString, "--database-timeout", "60"] + extra
                 let a = try await scratch.startServer(dataDir: "a", arguments: arguments, adminToken: adminToken)
                 let b = try await scratch.startServer(dataDir: "b", arguments: arguments, adminToken: adminToken)
                 try await body(scratch, a, b, url)

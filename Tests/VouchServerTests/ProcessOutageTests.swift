@@ -32,7 +32,7 @@ struct ProcessOutageTests {
     }
 
     private func run(_ scratch: ProcessScratch, _ cluster: ThrowawayCluster) async throws {
-        let timeout = 2
+        let timeout = 3
         let server = try await scratch.startServer(
             arguments: ["--database", cluster.url, "--database-timeout", "\(timeout)", "--rate-limit", "0"],
             adminToken: "outage-admin-token-0123456789abcdef")

@@ -7,9 +7,14 @@ import VouchStoreConformance
 @testable import VouchStorePostgres
 import VouchTestSupport
 
+/// What the tests open stores with: small pools, because the checks run in parallel and all share
+/// one server's `max_connections`; a deadline generous enough for a loaded two-core machine (the
+/// deadline itself is tested where an outage is made on purpose).
+let testOptions = PostgresStoreOptions(poolSize: 4, timeout: .seconds(60))
+
 /// Opens `count` stores on the database at `url`, closing those already open if one fails.
 func openPostgresStores(_ count: Int, url: PostgresDatabaseURL,
-                        options: PostgresStoreOptions = PostgresStoreOptions()) async throws -> [PostgresStore] {
+                        options: PostgresStoreOptions = testOptions) async throws -> [PostgresStore] {
     var stores: [PostgresStore] = []
     do {
         for _ in 0..<count { stores.append(try await PostgresStore.open(url: url, options: options)) }
@@ -55,7 +60,7 @@ struct PostgresStoreSpecificTests {
     func concurrentMigrations() async throws {
         try await PostgresTestDatabase.with { url in
             let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-                for _ in 0..<6 { group.addTask { try await PostgresStore.open(url: url) } }
+                for _ in 0..<6 { group.addTask { try await PostgresStore.open(url: url, options: testOptions) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             do {
@@ -69,7 +74,7 @@ struct PostgresStoreSpecificTests {
             }
             for store in stores { try await store.close() }
             // Reopening applies nothing again.
-            let again = try await PostgresStore.open(url: url)
+            let again = try await PostgresStore.open(url: url, options: testOptions)
             let applied = try await again.appliedMigrations()
             try await again.close()
             #expect(applied.map(\.version) == PostgresMigrations.all.map(\.version))
@@ -79,10 +84,10 @@ struct PostgresStoreSpecificTests {
     @Test("the timeout is the server's statement_timeout and lock_timeout too")
     func timeoutsReachTheServer() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresStore.open(url: url, options: PostgresStoreOptions(poolSize: 2, timeout: .seconds(3)))
+            let store = try await PostgresStore.open(url: url, options: PostgresStoreOptions(poolSize: 2, timeout: .seconds(30)))
             try await closing(store) { store async throws in
-                #expect(try await store.setting("statement_timeout") == "3s")
-                #expect(try await store.setting("lock_timeout") == "3s")
+                #expect(try await store.setting("statement_timeout") == "30s")
+                #expect(try await store.setting("lock_timeout") == "30s")
                 #expect(try await store.setting("application_name") == "vouch")
             }
         }
