@@ -202,7 +202,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchCLITests",
-            dependencies: ["VouchTokens", "VouchProtocol"],
+            dependencies: ["VouchTokens", "VouchProtocol", "VouchTestSupport"],
             swiftSettings: strict
         ),
     ],

@@ -1,20 +1,19 @@
 import Foundation
 import Testing
 import VouchProtocol
+import VouchTestSupport
 import VouchTokens
 
 // MARK: - Running processes
 
 enum CLI {
-    /// Tests/VouchCLITests/CLITests.swift → the package root.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let binary = packageRoot.appendingPathComponent(".build/debug/vouch")
+    static let packageRoot = TestPackage.root
+    static let binary = TestPackage.vouchBinary
     static let script = packageRoot.appendingPathComponent("scripts/verify_token.py")
     static let vectors = packageRoot.appendingPathComponent("../shared/vectors").standardizedFileURL
 
-    static var binaryExists: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
-    static let binaryMissing = "the vouch binary is missing at .build/debug/vouch (run `swift build --product vouch` first); skipped"
+    static var binaryExists: Bool { TestPackage.vouchBinaryExists }
+    static let binaryMissing = TestPackage.missingBinaryMessage
 
     static var vectorsAvailable: Bool {
         FileManager.default.fileExists(atPath: vectors.appendingPathComponent("sinch-reference.json").path)

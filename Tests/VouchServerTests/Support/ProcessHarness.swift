@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import Testing
 import VouchProtocol
+import VouchTestSupport
 import VouchTokens
 
 #if canImport(Glibc)
@@ -20,20 +21,10 @@ import Darwin
 // MARK: - Where things are
 
 enum ProcessHarness {
-    /// Tests/VouchServerTests/Support/ProcessHarness.swift → the package root is three folders up.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()   // Tests/VouchServerTests/Support
-        .deletingLastPathComponent()   // Tests/VouchServerTests
-        .deletingLastPathComponent()   // Tests
-        .deletingLastPathComponent()   // package root
-
-    /// The binary the tests run: `swift build` (or `swift build --build-tests`) puts it here.
-    static let binary: URL = packageRoot.appendingPathComponent(".build/debug/vouch")
-
-    static var binaryExists: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
-
-    static let missingBinaryMessage: Comment =
-        "the vouch binary is missing at .build/debug/vouch: build it with `swift build --product vouch` (or `swift build --build-tests`) to run the process tests"
+    static let packageRoot = TestPackage.root
+    static let binary = TestPackage.vouchBinary
+    static var binaryExists: Bool { TestPackage.vouchBinaryExists }
+    static let missingBinaryMessage = Comment(rawValue: TestPackage.missingBinaryMessage)
 
     /// How long a process may take to print its "listening on" line.
     static let startTimeout: Duration = .seconds(20)
