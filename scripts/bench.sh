@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark command of docs/PERFORMANCE.md: the floor (OpenSSL's RSA-2048) and Vouch's own
-# figures, in one run on one machine, from a release build.
+# figures, in one run on one machine, from a release build. With VOUCH_BENCH_DATABASE_URL set to a
+# PostgreSQL server (e.g. from scripts/pg-cluster.sh), the HTTP figures are also measured on
+# PostgreSQL, with one and with two server instances.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-3}"

@@ -7,7 +7,8 @@
 #   scripts/pg-cluster.sh destroy DIR     stop it and delete DIR
 #
 # initdb refuses to run as root, so as root the cluster belongs to the `postgres` user (created by
-# Debian's postgresql package). Trust authentication and fsync=off: for tests, never for data.
+# Debian's postgresql package). Trust authentication and fsync=off (PG_CLUSTER_FSYNC=on for benchmarks):
+# for tests, never for data.
 # Prints the URL to export as VOUCH_TEST_DATABASE_URL.
 set -euo pipefail
 
@@ -32,7 +33,7 @@ start() {
     if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
   done
   as_owner "$(bindir)/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=${PG_CLUSTER_FSYNC:-off} -c max_connections=300" start >/dev/null
 }
 
 case "${1:-}" in
