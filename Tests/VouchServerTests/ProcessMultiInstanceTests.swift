@@ -132,6 +132,32 @@ struct ProcessMultiInstanceTests {
         }
     }
 
+    @Test("concurrent PATCHes of an app's name on A and TTL on B both stay; PATCH racing DELETE never revives a key")
+    func adminRacesAcrossInstances() async throws {
+        try await Self.withTwoInstances { _, a, b, _ in
+            let (app, provider) = try await a.makeAppAndProvider()
+            for round in 0..<8 {
+                async let name = a.admin(.PATCH, "/admin/apps/\(app)", json: ["name": "name \(round)"])
+                async let ttl = b.admin(.PATCH, "/admin/apps/\(app)", json: ["session_ttl_seconds": 600 + round])
+                let (named, timed) = try await (name, ttl)
+                #expect(named.status == 200 && timed.status == 200, "\(named) \(timed)")
+                let seen = try await a.admin(.GET, "/admin/apps/\(app)", expect: 200)
+                #expect(seen["name"].string == "name \(round)", "round \(round): \(seen)")
+                #expect(seen["session_ttl_seconds"].int == 600 + round, "round \(round): \(seen)")
+            }
+            for round in 0..<6 {
+                let (key, _) = try await a.generateKey(provider: provider)
+                async let enable = a.admin(.PATCH, "/admin/keys/\(key)", json: ["status": round % 2 == 0 ? "active" : "disabled"])
+                async let delete = b.admin(.DELETE, "/admin/keys/\(key)")
+                let (patched, deleted) = try await (enable, delete)
+                #expect(deleted.status == 204, "\(deleted)")
+                #expect(patched.status == 200 || patched.status == 409, "\(patched)")
+                let seen = try await a.admin(.GET, "/admin/keys/\(key)", expect: 200)
+                #expect(seen["status"].string == "deleted", "round \(round): a deleted key came back: \(seen)")
+            }
+        }
+    }
+
     @Test("kill -9 of A during a burst of sign-ins over A and B: every session answered 201 works on B")
     func killDuringBurst() async throws {
         try await Self.withTwoInstances(extra: ["--rate-limit", "0"]) { _, a, b, _ in
