@@ -11,8 +11,10 @@ struct PostgresMigration: Sendable {
 }
 
 enum PostgresMigrations {
-    /// The key of the advisory lock that serialises migrations across instances ("vouch" in ASCII).
-    static let advisoryLockKey: Int64 = 0x76_6F_75_63_68
+    /// The first half of the advisory lock's key that serialises migrations across instances
+    /// ("vouc" in ASCII); the second half is the hash of the database's name, so that Vouch
+    /// databases sharing one server do not wait for each other's migrations.
+    static let advisoryLockClass: Int32 = 0x76_6F_75_63
 
     /// Every migration, in order. Later versions just append.
     ///
@@ -145,7 +147,7 @@ enum PostgresMigrations {
             // Waiting for another instance's migration may take longer than one statement.
             try await db.execute("SET LOCAL lock_timeout = '\(unescaped: String(seconds))s'")
             try await db.execute("SET LOCAL statement_timeout = '\(unescaped: String(seconds))s'")
-            try await db.execute("SELECT pg_advisory_xact_lock(\(advisoryLockKey))")
+            try await db.execute("SELECT pg_advisory_xact_lock(\(advisoryLockClass), hashtext(current_database()))")
             try await db.execute("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version integer PRIMARY KEY,
