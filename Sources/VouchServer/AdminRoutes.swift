@@ -127,10 +127,8 @@ struct AdminRoutes {
             guard pem.utf8.count <= 16 * 1024 else { throw APIError.invalidProperty("public_key", "The public key is too large.") }
             do {
                 publicKey = try PublicKeyInfo(pem: pem)
-            } catch .tooSmall(let bits) {
-                throw APIError.invalidProperty("public_key", "The RSA key has \(bits) bits; at least 2048 are required.")
             } catch {
-                throw APIError.invalidProperty("public_key", "`public_key` must be an RSA public key in PEM (BEGIN PUBLIC KEY).")
+                throw APIError.invalidProperty("public_key", error.message)
             }
         case (.none, true):
             let pair = try RSAKeyPair.generate()
@@ -248,7 +246,8 @@ struct AdminRoutes {
     private func validateToken(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
         let body = try await RequestBodyReader.decode(ValidateTokenRequest.self, from: request, context: context)
         let (token, app) = try await AppLookup.tokenAndApp(body, store: store)
-        return JSONResponse.make(try await authenticator.validate(identityToken: token, app: app))
+        let answer = try await authenticator.validate(identityToken: token, app: app)
+        return JSONResponse.make(answer, echoing: ["header": .object(answer.header), "claims": .object(answer.claims)])
     }
 
     // MARK: Lookups
