@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "VouchTokens", targets: ["VouchTokens"]),
         .library(name: "VouchStore", targets: ["VouchStore"]),
         .library(name: "VouchServer", targets: ["VouchServer"]),
+        .library(name: "VouchClient", targets: ["VouchClient"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     dependencies: [
@@ -102,6 +103,32 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/VouchBenchmark",
+            swiftSettings: strict
+        ),
+        // The client SDK: Foundation and VouchProtocol only, so that it builds for Apple platforms too.
+        .target(
+            name: "VouchClient",
+            dependencies: ["VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "vouch-client-example",
+            dependencies: ["VouchClient"],
+            path: "Examples/SignIn",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchClientTests",
+            dependencies: [
+                "VouchClient",
+                "VouchProtocol",
+                "VouchServer",
+                "VouchStore",
+                "VouchTokens",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

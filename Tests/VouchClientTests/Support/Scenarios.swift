@@ -1,0 +1,30 @@
+import Foundation
+import VouchClient
+
+/// Situations several tests start from.
+extension TestBed {
+    /// A client with `backend` as its provider, "alice" signed in, and her sessions then revoked on
+    /// the server behind the client's back: the next request will be challenged.
+    func aliceRevoked(_ backend: Backend, providerTimeout: Double = 30,
+                      retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)) async throws -> VouchClient {
+        let client = try client(backend: backend, providerTimeout: providerTimeout, retryPolicy: retryPolicy)
+        try await client.connect(userID: "alice")
+        try await admin.revokeSessions(of: "alice", appID: appID)
+        return client
+    }
+
+    /// A request on alice's revoked session whose challenge answer is held inside the provider
+    /// until `gate` opens: a refresh in flight, for the racing tests.
+    struct RefreshInFlight {
+        let request: Task<CurrentUserResponse, any Error>
+        let gate: Latch
+    }
+
+    func refreshInFlight(_ client: VouchClient, _ backend: Backend) async throws -> RefreshInFlight {
+        let entered = Latch(), gate = Latch()
+        backend.become(.gated(entered: entered, gate: gate))
+        let request = Task { try await client.currentUserFromServer() }
+        try await entered.wait()
+        return RefreshInFlight(request: request, gate: gate)
+    }
+}
