@@ -29,6 +29,7 @@ final class Backend: Sendable {
     private let calls = Mutex(0)
     private let nonces = Mutex<[String]>([])
     private let hangRelease = Latch()
+    private let milestones = Mutex<[Int: Latch]>([:])
 
     init(url: URL, appID: String, behaviour: Behaviour) {
         self.url = url
@@ -41,6 +42,18 @@ final class Backend: Sendable {
     /// The nonces the identity-token provider was handed, in order.
     var noncesSeen: [String] { nonces.withLock { $0 } }
     func become(_ next: Behaviour) { behaviour.withLock { $0 = next } }
+    /// Opens once the provider has been called `count` times.
+    func calls(reach count: Int) -> Latch {
+        let latch = milestones.withLock { milestones in
+            if let existing = milestones[count] { return existing }
+            let latch = Latch()
+            milestones[count] = latch
+            return latch
+        }
+        if callCount >= count { latch.open() }
+        return latch
+    }
+
     /// Lets hanging calls go, so that no task outlives its test.
     func releaseHangs() { hangRelease.open() }
 
@@ -59,7 +72,8 @@ final class Backend: Sendable {
     }
 
     private func answer(path: String, body: [String: String], field: String) async throws -> String {
-        calls.withLock { $0 += 1 }
+        let count = calls.withLock { $0 += 1; return $0 }
+        milestones.withLock { $0[count] }?.open()
         switch behaviour.withLock({ $0 }) {
         case .mint: break
         case .fail: throw Unavailable()

@@ -13,6 +13,10 @@ final class FaultProxy: Sendable {
     private let listener: Int32
     private let upstreamPort: Int
     private let state = Mutex<(offline: Bool, open: Set<Int32>)>((false, []))
+    private let accepted = Mutex(0)
+
+    /// Connections the client opened through the proxy, refused ones included.
+    var connectionCount: Int { accepted.withLock { $0 } }
 
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -55,6 +59,7 @@ final class FaultProxy: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
+            accepted.withLock { $0 += 1 }
             if state.withLock({ $0.offline }) { close(client); continue }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: upstreamPort)

@@ -24,7 +24,7 @@ struct TestBed: Sendable {
     /// Seconds added to the server's clock (for the clock-skew tests).
     let serverClockOffset: ClockOffset
 
-    static func run(_ body: @Sendable (TestBed) async throws -> Void) async throws {
+    static func run(rateLimit: Int = 0, _ body: @Sendable (TestBed) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -40,7 +40,7 @@ struct TestBed: Sendable {
             let clocks = ServerClocks(now: { Int64(Date().timeIntervalSince1970) + offset.seconds },
                                       uptime: ServerClocks.system.uptime, sleep: ServerClocks.system.sleep)
             let server = try await VouchServer.makeApplication(
-                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0, adminToken: adminToken),
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
                 store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
             try await server.test(.live) { _ in
                 let serverURL = URL(string: "http://127.0.0.1:\(port.value)")!
