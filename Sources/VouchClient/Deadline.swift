@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Runs `operation`, giving up after `seconds` even if the operation ignores cancellation (an
 /// app's provider may wait on anything). The operation is cancelled when the time is up; its late
@@ -36,7 +35,7 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
         var done = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func install(_ continuation: CheckedContinuation<T, any Error>) {
         let early: Result<T, any Error>? = state.withLock {

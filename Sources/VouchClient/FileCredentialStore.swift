@@ -26,7 +26,7 @@ public struct FileCredentialStore: CredentialStore {
             if errno == ENOENT { return nil }
             throw .unavailable("cannot inspect \(path): \(String(cString: strerror(errno)))")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unavailable("\(path) is not a regular file") }
+        guard UInt32(info.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) else { throw .unavailable("\(path) is not a regular file") }
         guard info.st_uid == getuid() else {
             throw .unavailable("\(path) belongs to user \(info.st_uid), not to this process's user \(getuid())")
         }

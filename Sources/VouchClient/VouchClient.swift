@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import VouchProtocol
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -151,7 +150,7 @@ public actor VouchClient {
 
     static func defaultStorageDirectory(appUUID: String) -> URL {
         let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
         return base.appendingPathComponent("Vouch", isDirectory: true).appendingPathComponent(appUUID, isDirectory: true)
     }
 
@@ -167,7 +166,7 @@ public actor VouchClient {
 /// The delegate, weakly, readable from the delivery task.
 final class DelegateBox: Sendable {
     private struct Reference { weak var delegate: (any VouchClientDelegate)? }
-    private let reference = Mutex(Reference())
+    private let reference = Locked(Reference())
 
     var value: (any VouchClientDelegate)? { reference.withLock { $0.delegate } }
     func set(_ delegate: (any VouchClientDelegate)?) { reference.withLock { $0.delegate = delegate } }
