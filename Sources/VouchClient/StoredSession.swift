@@ -34,8 +34,8 @@ struct StoredSession: Codable, Sendable, Equatable {
     /// Whether `expires_at` is in the past by this device's clock (the server decides in the end;
     /// this only spares a request that is certain to be challenged).
     var hasExpired: Bool {
-        guard let expiry = ISO8601DateFormatter().date(from: expiresAt) else { return false }
-        return expiry < Date()
+        guard let expiry = Timestamp.parse(expiresAt) else { return false }
+        return expiry < Int64(Date().timeIntervalSince1970)
     }
 }
 

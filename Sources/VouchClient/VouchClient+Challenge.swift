@@ -30,6 +30,9 @@ extension VouchClient {
     func perform(_ request: URLRequest) async throws(VouchClientError) -> HTTPAnswer {
         try loadIfNeeded()
         var retried = false
+        // The user this request is made for. A retry never goes out with another user's session,
+        // whatever switch happened while it waited (Stream #3084).
+        var owner = session?.user.userID ?? refresh?.userID
         while true {
             guard let current = session else {
                 if let refresh, !retried {
@@ -37,8 +40,10 @@ extension VouchClient {
                     retried = true
                     continue
                 }
-                throw .notAuthenticated
+                throw retried ? .superseded : .notAuthenticated
             }
+            if let owner, current.user.userID != owner { throw .superseded }
+            owner = current.user.userID
             let sentGeneration = generation
             var attempt = request
             attempt.setValue("Layer session-token=\"\(current.sessionToken)\"", forHTTPHeaderField: "Authorization")
@@ -98,14 +103,14 @@ extension VouchClient {
         try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected)
     }
 
-    /// Waits for a refresh another request started; its error is this request's error.
+    /// Waits for a refresh another request started; its error is this request's error, unless
+    /// the same user has a session again by now (signed in by the app meanwhile).
     func wait(for refresh: Refresh) async throws(VouchClientError) {
         do {
             try await refresh.task.value
-        } catch let error as VouchClientError {
-            throw error
         } catch {
-            throw .superseded
+            if let session, session.user.userID == refresh.userID { return }
+            throw (error as? VouchClientError) ?? .superseded
         }
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import VouchClient
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One device, several users; Sinch-style start; clock skew.
 @Suite struct SwitchingTests {
@@ -110,6 +113,26 @@ import VouchClient
                 #expect(rejection.knownReason == .notBefore)
                 let skew = try #require(rejection.clockSkewSeconds)
                 #expect((-3_900 ... -3_300).contains(skew))
+            }
+        }
+    }
+}
+
+/// A request of the previous user is never sent again with the next user's session.
+@Suite struct CrossUserRetryTests {
+    @Test func aChallengeArrivingAfterASwitchDoesNotReplayTheRequestAsTheNewUser() async throws {
+        try await TestBed.run { bed in
+            try await HoldingService.run { service in
+                let client = try bed.client(backend: bed.backend())
+                try await client.connect(userID: "alice")
+                let aliceRequest = Task { try await client.data(for: URLRequest(url: service.url)) }
+                try await service.entered.wait()
+                try await client.connect(userID: "bob")
+                service.release.open()
+                await #expect(throws: VouchClientError.superseded) { try await aliceRequest.value }
+                #expect(service.authorizations.count == 1)
+                #expect(try await client.authenticatedUser()?.userID == "bob")
+                #expect(try await client.currentUserFromServer().user.userID == "bob")
             }
         }
     }
