@@ -74,7 +74,15 @@ func run() async throws {
             try await identityToken(backend: backend, appID: appID, userID: userID, nonce: nonce)
         }))
     let events = Task {
-        for await event in client.events() { print("event:", event) }
+        for await event in client.events() {
+            // Event kinds only: a nonce or a token is never worth a log line.
+            switch event {
+            case .authenticationChallenge(_, let reason): print("event: challenge (\(reason.rawValue))")
+            case .didAuthenticate(let user): print("event: authenticated as \(user.userID)")
+            case .didDeauthenticate(let userID): print("event: deauthenticated \(userID)")
+            case .storedSessionDiscarded(let reason): print("event: stored session discarded (\(reason))")
+            }
+        }
     }
 
     // 2. LayerKit's flow, by hand: nonce → backend → identity token → session.

@@ -99,6 +99,7 @@ public actor VouchClient {
     deinit {
         delegateTask?.cancel()
         hub.finish()
+        transport.session.finishTasksAndInvalidate()
     }
 
     // MARK: Events

@@ -5,12 +5,17 @@ import VouchClient
 extension TestBed {
     /// A client with `backend` as its provider, "alice" signed in, and her sessions then revoked on
     /// the server behind the client's back: the next request will be challenged.
+    ///
+    /// Alice signs in through a client with the default provider timeout (a short one would make
+    /// the sign-in depend on the machine's speed); the client returned is a second instance on the
+    /// same storage, configured as asked, that resumes her session.
     func aliceRevoked(_ backend: Backend, providerTimeout: Double = 30,
                       retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)) async throws -> VouchClient {
-        let client = try client(backend: backend, providerTimeout: providerTimeout, retryPolicy: retryPolicy)
-        try await client.connect(userID: "alice")
+        try await client(backend: backend).connect(userID: "alice")
         try await admin.revokeSessions(of: "alice", appID: appID)
-        return client
+        let resumed = try client(backend: backend, providerTimeout: providerTimeout, retryPolicy: retryPolicy)
+        guard try await resumed.authenticatedUser()?.userID == "alice" else { throw TestFailure("alice's session was not resumed") }
+        return resumed
     }
 
     /// A request on alice's revoked session whose challenge answer is held inside the provider
