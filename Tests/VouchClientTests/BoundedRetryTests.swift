@@ -70,6 +70,24 @@ import VouchClient
         }
     }
 
+    @Test func anUnavailableServerIsATypedErrorAndABoundedRetry() async throws {
+        try await TestBed.run { bed in
+            let proxy = try FaultProxy(upstreamPort: bed.serverURL.port ?? 0)
+            defer { proxy.stop() }
+            let backend = bed.backend()
+            let client = try bed.client(backend: backend, serverURL: proxy.url)
+            proxy.setUnavailable(true)
+            await #expect(throws: VouchClientError.serverUnavailable(status: 503)) { try await client.requestAuthenticationNonce() }
+            let before = proxy.connectionCount
+            await #expect(throws: VouchClientError.serverUnavailable(status: 503)) { try await client.connect(userID: "alice") }
+            // Three attempts (the policy's cap), each one nonce request; the provider is never asked.
+            #expect((1...3).contains(proxy.connectionCount - before))
+            #expect(backend.callCount == 0)
+            proxy.setUnavailable(false)
+            #expect(try await client.connect(userID: "alice").userID == "alice")
+        }
+    }
+
     @Test func aRateLimitIsATypedErrorWithRetryAfter() async throws {
         try await TestBed.run(rateLimit: 1) { bed in
             let client = try bed.client()

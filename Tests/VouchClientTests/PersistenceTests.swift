@@ -77,6 +77,40 @@ import Glibc
         }
     }
 
+    @Test func anExpiredStoredSessionIsDiscardedWithoutARequest() async throws {
+        try await TestBed.run { bed in
+            let first = try bed.client(backend: bed.backend())
+            try await first.connect(userID: "alice")
+            let file = SessionFile(bed.scratch)
+            var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file.url)) as? [String: Any])
+            stored["expires_at"] = "2020-01-01T00:00:00Z"
+            try JSONSerialization.data(withJSONObject: stored).write(to: file.url)
+
+            let second = try bed.client()
+            let recorder = EventRecorder(second, count: 1)
+            #expect(try await second.authenticatedUser() == nil)
+            #expect(try await recorder.events() == [.storedSessionDiscarded(reason: "the stored session has expired")])
+            #expect(!file.exists)
+        }
+    }
+
+    @Test func theSessionFileAndDataContainersArePrivate() async throws {
+        try await TestBed.run { bed in
+            let client = try bed.client(backend: bed.backend())
+            try await client.connect(userID: "alice")
+            let container = try await client.dataContainer()
+            let file = SessionFile(bed.scratch)
+            #expect(try file.permissions(container.path) == 0o700)
+            #expect(try file.permissions(container.deletingLastPathComponent().path) == 0o700)
+            // A directory made too open by someone else is tightened again on the next write.
+            #expect(chmod(bed.scratch.path, 0o755) == 0)
+            try await client.deauthenticate()
+            try await client.connect(userID: "alice")
+            #expect(try file.permissions(bed.scratch.path) == 0o700)
+            #expect(try file.permissions() == 0o600)
+        }
+    }
+
     @Test func aSessionOfAnotherServerIsNotUsed() async throws {
         try await TestBed.run { bed in
             let first = try bed.client(backend: bed.backend())

@@ -8,7 +8,16 @@ import Darwin
 
 /// A TCP relay on 127.0.0.1 in front of the server that the test can take "offline": every
 /// connection is then cut and new ones are closed at once, as on a device that lost its network.
+/// Or "unavailable": every request is answered 503, as by a server that lost its store.
 final class FaultProxy: Sendable {
+    static let unavailableAnswer = Array(("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        + "Connection: close\r\nContent-Length: 77\r\n\r\n"
+        + #"{"id":"service_unavailable","code":1,"message":"store unreachable","url":"x"}"#).utf8)
+    private let unavailable = Mutex(false)
+
+    /// Answers every new connection's request with 503 (`true`), or relays again.
+    func setUnavailable(_ value: Bool) { unavailable.withLock { $0 = value } }
+
     let port: Int
     private let listener: Int32
     private let upstreamPort: Int
@@ -61,6 +70,10 @@ final class FaultProxy: Sendable {
             guard client >= 0 else { return }
             accepted.withLock { $0 += 1 }
             if state.withLock({ $0.offline }) { close(client); continue }
+            if unavailable.withLock({ $0 }) {
+                Thread.detachNewThread { Self.answerUnavailable(client) }
+                continue
+            }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: upstreamPort)
             let connected = withUnsafePointer(to: &address) {
@@ -96,6 +109,14 @@ final class FaultProxy: Sendable {
             }
         }
         shutdown(to, Int32(SHUT_WR))
+    }
+
+    private static func answerUnavailable(_ client: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        _ = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+        _ = unavailableAnswer.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+        shutdown(client, Int32(SHUT_RDWR))
+        close(client)
     }
 
     private static func loopback(port: Int) -> sockaddr_in {
