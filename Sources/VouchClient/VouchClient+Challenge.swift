@@ -86,21 +86,8 @@ extension VouchClient {
         }
         guard mayRefresh, canAnswer, challenge.reason != .userSuspended else { throw .challengeUnanswered(challenge) }
 
-        let expected = generation
-        let id = UUID()
-        let userID = challenged.user.userID
-        let profile = challenged.profile
-        let task = Task {
-            try await self.runRefresh(id: id, userID: userID, profile: profile, nonce: challenge.nonce, expected: expected)
-        }
-        let started = Refresh(id: id, origin: sentGeneration, userID: userID, task: task)
-        refresh = started
-        try await wait(for: started)
-    }
-
-    private func runRefresh(id: UUID, userID: String, profile: SignInProfile, nonce: String, expected: UInt64) async throws(VouchClientError) {
-        defer { if refresh?.id == id { refresh = nil } }
-        try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected)
+        try await wait(for: startFlight(userID: challenged.user.userID, profile: challenged.profile,
+                                        challengeNonce: challenge.nonce, origin: sentGeneration))
     }
 
     /// Waits for a refresh another request started; its error is this request's error, unless

@@ -91,24 +91,49 @@ extension VouchClient {
         return try await signIn(userID: userID, profile: .registration)
     }
 
+    /// One sign-in for `userID` however many callers ask at once (a launch-time herd, or a call
+    /// racing an automatic challenge answer): they all wait for the same flight. A few passes at
+    /// most, because each await may find the state changed by another caller.
     private func signIn(userID: String, profile: SignInProfile) async throws(VouchClientError) -> Identity {
         try loadIfNeeded()
-        if let session, session.user.userID == userID { return session.user }
-        if let refresh {
-            if refresh.userID == userID {
+        for _ in 0..<3 {
+            if let session, session.user.userID == userID { return session.user }
+            if let refresh, refresh.userID == userID {
                 try await wait(for: refresh)
-                if let session, session.user.userID == userID { return session.user }
-            } else {
+                continue
+            }
+            if let refresh {
+                // Another user's sign-in or challenge answer: this call wins over it.
                 refresh.task.cancel()
                 self.refresh = nil
                 generation &+= 1
             }
+            if session != nil {
+                try await deauthenticate()
+                continue
+            }
+            try await wait(for: startFlight(userID: userID, profile: profile, challengeNonce: nil, origin: generation))
         }
-        if session != nil { try await deauthenticate() }
-        let expected = generation
-        try await signInAttempts(userID: userID, profile: profile, challengeNonce: nil, expected: expected)
-        guard let session else { throw .superseded }
+        guard let session, session.user.userID == userID else { throw .superseded }
         return session.user
+    }
+
+    /// Starts the one sign-in in flight for `userID`, tagged with the current generation: its
+    /// result is dropped if the generation moves on before it lands.
+    func startFlight(userID: String, profile: SignInProfile, challengeNonce: String?, origin: UInt64) -> Refresh {
+        let expected = generation
+        let id = UUID()
+        let task = Task {
+            try await self.runFlight(id: id, userID: userID, profile: profile, nonce: challengeNonce, expected: expected)
+        }
+        let flight = Refresh(id: id, origin: origin, userID: userID, task: task)
+        refresh = flight
+        return flight
+    }
+
+    private func runFlight(id: UUID, userID: String, profile: SignInProfile, nonce: String?, expected: UInt64) async throws(VouchClientError) {
+        defer { if refresh?.id == id { refresh = nil } }
+        try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected)
     }
 
     // MARK: Shared steps

@@ -50,8 +50,9 @@ public actor VouchClient {
         }
     }
 
-    /// An answer to a challenge in flight: every request challenged with the session of
-    /// `origin` waits for this one task instead of starting its own (single flight).
+    /// The one sign-in in flight (an answer to a challenge, or `connect`/`start`): every request
+    /// challenged with the session of `origin`, and every sign-in call for `userID`, waits for
+    /// this one task instead of starting its own (single flight).
     struct Refresh {
         let id: UUID
         let origin: UInt64

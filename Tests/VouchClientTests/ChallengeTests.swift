@@ -50,6 +50,34 @@ import FoundationNetworking
         }
     }
 
+    @Test func aLaunchTimeHerdOfSignInsIsOneProviderCall() async throws {
+        try await TestBed.run { bed in
+            let backend = bed.backend()
+            let client = try bed.client(backend: backend)
+            let users = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<10 { group.addTask { try await client.connect(userID: "alice").userID } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(users == Array(repeating: "alice", count: 10))
+            #expect(backend.callCount == 1)
+            #expect(try await bed.admin.activeSessions(of: "alice", appID: bed.appID) == 1)
+        }
+    }
+
+    @Test func aSignInCallDuringAChallengeAnswerJoinsIt() async throws {
+        try await TestBed.run { bed in
+            let backend = bed.backend()
+            let client = try await bed.aliceRevoked(backend)
+            let refresh = try await bed.refreshInFlight(client, backend)
+            let connect = Task { try await client.connect(userID: "alice") }
+            refresh.gate.open()
+            #expect(try await refresh.request.value.user.userID == "alice")
+            #expect(try await connect.value.userID == "alice")
+            #expect(backend.callCount == 2)   // the first sign-in, then one answer for both
+            #expect(try await bed.admin.activeSessions(of: "alice", appID: bed.appID) == 1)
+        }
+    }
+
     @Test func withoutAProviderTheChallengeReachesTheAppWithItsNonce() async throws {
         try await TestBed.run { bed in
             let backend = bed.backend()
