@@ -40,10 +40,7 @@ import FoundationNetworking
             #expect(backend.callCount == 1)
             try await bed.admin.revokeSessions(of: "alice", appID: bed.appID)
 
-            let users = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<20 { group.addTask { try await client.currentUserFromServer().user.userID } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let users = try await concurrently(20) { try await client.currentUserFromServer().user.userID }
             #expect(users == Array(repeating: "alice", count: 20))
             #expect(backend.callCount == 2)
             #expect(try await bed.admin.activeSessions(of: "alice", appID: bed.appID) == 1)
@@ -54,10 +51,7 @@ import FoundationNetworking
         try await TestBed.run { bed in
             let backend = bed.backend()
             let client = try bed.client(backend: backend)
-            let users = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<10 { group.addTask { try await client.connect(userID: "alice").userID } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let users = try await concurrently(10) { try await client.connect(userID: "alice").userID }
             #expect(users == Array(repeating: "alice", count: 10))
             #expect(backend.callCount == 1)
             #expect(try await bed.admin.activeSessions(of: "alice", appID: bed.appID) == 1)

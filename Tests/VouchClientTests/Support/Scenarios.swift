@@ -33,3 +33,11 @@ extension TestBed {
         return RefreshInFlight(request: request, gate: gate)
     }
 }
+
+/// `count` copies of `operation` at once; their results in completion order.
+func concurrently<T: Sendable>(_ count: Int, _ operation: @escaping @Sendable () async throws -> T) async throws -> [T] {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        for _ in 0..<count { group.addTask { try await operation() } }
+        return try await group.reduce(into: []) { $0.append($1) }
+    }
+}
