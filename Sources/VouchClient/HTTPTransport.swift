@@ -50,16 +50,26 @@ struct HTTPTransport: Sendable {
         return HTTPAnswer(status: http.statusCode, body: data, response: http)
     }
 
-    /// One exchange through the completion-handler API, deliberately not cancelled with the
-    /// calling task: on Linux, cancelling an async URLSession call can crash FoundationNetworking
-    /// ("a task that is not in the registry"). The request timeout bounds it instead, and a
-    /// result that arrives for a cancelled sign-in is discarded by its generation check.
+    /// One exchange. On Apple platforms it is cancelled with the calling task. With
+    /// FoundationNetworking (Linux) it is deliberately not: cancelling an async URLSession call
+    /// there can crash the process ("a task that is not in the registry"), so the request timeout
+    /// bounds it instead, and a result that arrives for a cancelled sign-in is discarded by its
+    /// generation check.
     private func exchange(_ request: URLRequest) async -> (Data?, URLResponse?, (any Error)?) {
+        #if canImport(FoundationNetworking)
         await withCheckedContinuation { continuation in
             session.dataTask(with: request) { data, response, error in
                 continuation.resume(returning: (data, response, error))
             }.resume()
         }
+        #else
+        do {
+            let (data, response) = try await session.data(for: request)
+            return (data, response, nil)
+        } catch {
+            return (nil, nil, error)
+        }
+        #endif
     }
 
     /// A JSON request to the Vouch server.

@@ -12,6 +12,9 @@ extension VouchClient {
     /// answer goes through the client's challenge logic: the client is deauthenticated at once,
     /// the challenge event is delivered, and with a token provider the request is retried once
     /// with the new session. Any other answer is returned as it came.
+    ///
+    /// Each exchange is bounded by `requestTimeoutSeconds`. On Linux, cancelling the calling task
+    /// does not abort a transfer already under way (FoundationNetworking cannot do it safely).
     public func data(for request: URLRequest) async throws(VouchClientError) -> (Data, HTTPURLResponse) {
         let answer = try await perform(request)
         return (answer.body, answer.response)
