@@ -32,7 +32,7 @@ final class FaultProxy: Sendable {
     init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
         signal(SIGPIPE, SIG_IGN)  // a write to a cut connection must fail, not end the test process
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Self.streamType, 0)
         self.listener = listener
         var address = Self.loopback(port: 0)
         var one: Int32 = 1
@@ -74,7 +74,7 @@ final class FaultProxy: Sendable {
                 Thread.detachNewThread { Self.answerUnavailable(client) }
                 continue
             }
-            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let upstream = socket(AF_INET, Self.streamType, 0)
             var address = Self.loopback(port: upstreamPort)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -119,8 +119,17 @@ final class FaultProxy: Sendable {
         close(client)
     }
 
+    #if canImport(Glibc)
+    private static let streamType = Int32(SOCK_STREAM.rawValue)
+    #else
+    private static let streamType = SOCK_STREAM
+    #endif
+
     private static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
