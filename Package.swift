@@ -144,6 +144,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            resources: [.copy("Vectors")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import VouchProtocol
 import VouchTokens
 
@@ -68,5 +69,3 @@ struct BenchmarkAPI: Sendable {
         return value
     }
 }
-
-import NIOHTTP1

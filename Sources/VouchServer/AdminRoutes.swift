@@ -32,7 +32,14 @@ struct AdminRoutes {
         routes.on(.delete, "/admin/keys/:key", admin { _, context in try await deleteKey(context) })
         routes.on(.post, "/admin/apps/:app/registration-secrets", admin { _, context in try await createSecret(context) })
         routes.on(.get, "/admin/apps/:app/registration-secrets", admin { _, context in try await listSecrets(context) })
-        routes.on(.post, "/admin/apps/:app/registration-secrets/:key/revoke", admin(revokeSecret))
+        routes.on(.delete, "/admin/apps/:app/registration-secrets/:key", admin { request, context in
+            _ = try await revokeSecret(request, context)
+            return JSONResponse.noContent()
+        })
+        routes.on(.post, "/admin/apps/:app/registration-secrets/:key/revoke", admin { request, context in
+            let (revoked, now) = try await revokeSecret(request, context)
+            return JSONResponse.make(revoked.summary(at: now))
+        })
         routes.on(.get, "/admin/apps/:app/users/:user", admin { _, context in try await showUser(context) })
         routes.on(.patch, "/admin/apps/:app/users/:user", admin(updateUser))
         routes.on(.delete, "/admin/apps/:app/users/:user/sessions", admin { _, context in try await revokeUserSessions(context) })
@@ -127,10 +134,8 @@ struct AdminRoutes {
             guard pem.utf8.count <= 16 * 1024 else { throw APIError.invalidProperty("public_key", "The public key is too large.") }
             do {
                 publicKey = try PublicKeyInfo(pem: pem)
-            } catch .tooSmall(let bits) {
-                throw APIError.invalidProperty("public_key", "The RSA key has \(bits) bits; at least 2048 are required.")
             } catch {
-                throw APIError.invalidProperty("public_key", "`public_key` must be an RSA public key in PEM (BEGIN PUBLIC KEY).")
+                throw APIError.invalidProperty("public_key", error.message)
             }
         case (.none, true):
             let pair = try RSAKeyPair.generate()
@@ -197,7 +202,9 @@ struct AdminRoutes {
         return JSONResponse.make(try await store.registrationSecrets(appID: app.id).map { $0.summary(at: now) })
     }
 
-    private func revokeSecret(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+    /// `DELETE …/registration-secrets/<key>` (the contract's spelling, 204) and
+    /// `POST …/<key>/revoke` (the same, answering with the secret's new standing).
+    private func revokeSecret(_ request: Request, _ context: VouchRequestContext) async throws -> (RegistrationSecretRecord, Int64) {
         let app = try await existingApp(context)
         let applicationKey = try PathID.uuid(context, "key", what: "Registration secret")
         let body = try await RequestBodyReader.decodeIfPresent(RevokeRegistrationSecretRequest.self, from: request, context: context)
@@ -207,8 +214,7 @@ struct AdminRoutes {
         }
         let now = clock()
         do {
-            let revoked = try await store.revokeRegistrationSecret(applicationKey: applicationKey, appID: app.id, at: now + grace)
-            return JSONResponse.make(revoked.summary(at: now))
+            return (try await store.revokeRegistrationSecret(applicationKey: applicationKey, appID: app.id, at: now + grace), now)
         } catch StoreError.notFound {
             throw APIError.notFound("Registration secret")
         }
@@ -248,7 +254,8 @@ struct AdminRoutes {
     private func validateToken(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
         let body = try await RequestBodyReader.decode(ValidateTokenRequest.self, from: request, context: context)
         let (token, app) = try await AppLookup.tokenAndApp(body, store: store)
-        return JSONResponse.make(try await authenticator.validate(identityToken: token, app: app))
+        let answer = try await authenticator.validate(identityToken: token, app: app)
+        return JSONResponse.make(answer, echoing: ["header": .object(answer.header), "claims": .object(answer.claims)])
     }
 
     // MARK: Lookups

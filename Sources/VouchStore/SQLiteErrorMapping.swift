@@ -1,5 +1,3 @@
-import SQLiteNIO
-
 extension StoreError {
     /// Translates what SQLite threw into the sentinels every backend shares, so the server maps
     /// failures to HTTP without knowing which database it runs on.
@@ -12,16 +10,11 @@ extension StoreError {
             return error
         case is CancellationError:
             return error
-        case let error as SQLiteError:
-            switch error.reason {
-            case .constraintPrimaryKeyFailed, .constraintUniqueFailed, .constraintUniqueRowIDFailed:
-                return StoreError.alreadyExists
-            case .constraintForeignKeyFailed:
-                return StoreError.notFound
-            default:
-                // SQLite's messages name tables and columns, never bound values.
-                return StoreError.unavailable("sqlite: \(error.reason): \(error.message)")
-            }
+        case let error as SQLiteFailure:
+            if error.isUniquenessViolation { return StoreError.alreadyExists }
+            if error.isForeignKeyViolation { return StoreError.notFound }
+            // SQLite's messages name tables and columns, never bound values.
+            return StoreError.unavailable("sqlite: \(error.description)")
         default:
             return StoreError.unavailable("sqlite: \(error)")
         }

@@ -1,12 +1,12 @@
 import Foundation
-import SQLiteNIO
+
 import VouchProtocol
 
 extension SQLiteStore {
     public func createKey(_ key: KeyRecord) async throws {
         try await exclusive("createKey") { db in
             // One statement decides, so two uploads of one key cannot both get in.
-            let inserted = try await db.changes(
+            let inserted = try db.changes(
                 """
                 INSERT INTO provider_keys (id, provider_id, status, public_key_pem, fingerprint, created_at)
                 SELECT ?, ?, ?, ?, ?, ?
@@ -20,13 +20,13 @@ extension SQLiteStore {
 
     public func key(id: UUID) async throws -> KeyRecord? {
         try await exclusive("key") { db in
-            try await db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(id)]).first.map(KeyRecord.init(row:))
+            try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(id)]).first.map(KeyRecord.init(row:))
         }
     }
 
     public func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] {
         try await exclusive("keys") { db in
-            try await db.rows(
+            try db.rows(
                 "SELECT * FROM provider_keys WHERE provider_id = ? ORDER BY created_at, rowid", [.uuid(providerID)]
             ).map(KeyRecord.init(row:))
         }
@@ -34,7 +34,7 @@ extension SQLiteStore {
 
     public func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord {
         let updated = try await exclusive("setKeyStatus") { db in
-            try await db.rows(
+            try db.rows(
                 "UPDATE provider_keys SET status = ? WHERE id = ? RETURNING *", [.text(status.rawValue), .uuid(id)]
             ).first.map(KeyRecord.init(row:))
         }

@@ -52,7 +52,9 @@ struct ValidateCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if json {
-            try JSONOutput.print(answer)
+            // The server's own bytes: decoding and re-encoding would rewrite the token's number
+            // literals (`1700000000.0` → `1700000000`) that the answer echoes exactly.
+            print(String(decoding: body, as: UTF8.self))
         } else if answer.valid {
             print("valid: the server would accept this token for \(appId)")
         } else {

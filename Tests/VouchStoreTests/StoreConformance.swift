@@ -38,6 +38,7 @@ struct StoreConformance: Sendable {
         Check(name: "setSuspended: ends live sessions at once, unsuspend keeps them ended") { try await $0.suspensionEndsSessions() },
         Check(name: "setSuspended: unknown user gets a row, unknown app not found") { try await $0.suspendUnknownUser() },
         Check(name: "revokeSession(s): ends live sessions only") { try await $0.revocation() },
+        Check(name: "sessionAndUser: the session with its user, read together") { try await $0.sessionAndUser() },
         Check(name: "activeSessionCount: excludes expired and ended sessions") { try await $0.activeSessionCount() },
         Check(name: "purgeExpired: removes exactly the expired rows") { try await $0.purgeExpired() },
         Check(name: "secret(named:orInsert:): the first value wins forever") { try await $0.secretFirstValueWins() },
@@ -590,6 +591,23 @@ extension StoreConformance {
             await #expect(throws: StoreError.notFound) {
                 try await store.setSuspended(appID: UUID(), userID: "ghost", suspended: true, now: t0)
             }
+        }
+    }
+
+    func sessionAndUser() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let session = newSession(app: app.id, user: "u", profile: IdentityProfile(displayName: "U"))
+            _ = try await store.createSession(session)
+            let found = try #require(try await store.sessionAndUser(tokenHash: session.tokenHash))
+            #expect(found.session == (try await store.session(tokenHash: session.tokenHash)))
+            #expect(found.user?.profile.displayName == "U")
+            #expect(found.user?.suspended == false)
+            _ = try await store.setSuspended(appID: app.id, userID: "u", suspended: true, now: t0 + 1)
+            let suspended = try await store.sessionAndUser(tokenHash: session.tokenHash)
+            #expect(suspended?.user?.suspended == true)
+            #expect(suspended?.session.endReason == .userSuspended)
+            #expect(try await store.sessionAndUser(tokenHash: randomBytes()) == nil)
         }
     }
 
