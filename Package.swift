@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VouchStoreSQLite", targets: ["VouchStoreSQLite"]),
         .library(name: "VouchStorePostgres", targets: ["VouchStorePostgres"]),
         .library(name: "VouchServer", targets: ["VouchServer"]),
+        .library(name: "VouchClient", targets: ["VouchClient"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     dependencies: [
@@ -146,6 +147,33 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/VouchBenchmark",
+            swiftSettings: strict
+        ),
+        // The client SDK: Foundation and VouchProtocol only, so that it builds for Apple platforms too.
+        .target(
+            name: "VouchClient",
+            dependencies: ["VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "vouch-client-example",
+            dependencies: ["VouchClient"],
+            path: "Examples/SignIn",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchClientTests",
+            dependencies: [
+                "VouchClient",
+                "VouchProtocol",
+                "VouchServer",
+                "VouchStore",
+                "VouchStoreSQLite",
+                "VouchTokens",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

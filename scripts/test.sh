@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 swift build --build-tests
 python3 scripts/check_walkthrough.py
 bash scripts/walkthrough.sh .build/debug/vouch
+bash scripts/client_example.sh .build/debug
 swift test --skip-build
