@@ -5,7 +5,8 @@ import VouchProtocol
 import VouchStore
 import VouchTokens
 
-/// The admin API of PROTOCOL §4, behind the admin bearer token.
+/// The admin API of PROTOCOL §4. Registered only on `AdminArea`'s group, whose middleware has
+/// authenticated the admin bearer token before any handler here runs.
 struct AdminRoutes {
     static let sessionTTLRange: ClosedRange<Int64> = 30...31_536_000
     static let defaultSessionTTL: Int64 = 2_592_000
@@ -13,7 +14,6 @@ struct AdminRoutes {
 
     let store: any Store
     let authenticator: Authenticator
-    let adminTokenHash: [UInt8]
     let clock: @Sendable () -> Int64
 
     func register(_ routes: RouteRegistrar<VouchRequestContext>) {
@@ -46,15 +46,12 @@ struct AdminRoutes {
         routes.on(.post, "/admin/tools/validate-identity-token", admin(validateToken))
     }
 
-    /// Wraps a handler with the admin-token check (constant-time, on hashes).
+    /// Defence in depth: the group's middleware authenticated the request; a handler still
+    /// refuses to run for a context that no authentication stamped.
     private func admin(_ handler: @escaping @Sendable (Request, VouchRequestContext) async throws -> Response)
         -> @Sendable (Request, VouchRequestContext) async throws -> Response {
-        let expected = adminTokenHash
-        return { request, context in
-            guard let header = request.headers[.authorization], let token = header.dropPrefix(caseInsensitive: "Bearer "),
-                  ConstantTime.equal(Array(SHA256.hash(data: Array(token.utf8))), expected) else {
-                throw APIError.accessDenied
-            }
+        { request, context in
+            guard context.adminPrincipal != nil else { throw APIError.accessDenied }
             return try await handler(request, context)
         }
     }

@@ -31,9 +31,9 @@ public enum VouchServer {
         ClientRoutes(authenticator: authenticator,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
-        AdminRoutes(store: store, authenticator: authenticator,
-                    adminTokenHash: Array(SHA256.hash(data: Array(configuration.adminToken.utf8))), clock: clocks.now)
-            .register(routes)
+        let adminToken = AdminToken(configuration.adminToken)
+        AdminRoutes(store: store, authenticator: authenticator, clock: clocks.now)
+            .register(RouteRegistrar(router: AdminArea.group(on: router, adminToken: adminToken), table: table))
 
         var app = Application(
             router: router,
