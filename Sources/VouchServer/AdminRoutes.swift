@@ -16,6 +16,8 @@ struct AdminRoutes {
     let authenticator: Authenticator
     let clock: @Sendable () -> Int64
 
+    private var operations: AdminOperations { AdminOperations(store: store, clock: clock) }
+
     func register(_ routes: RouteRegistrar<VouchRequestContext>) {
         routes.on(.post, "/admin/apps", admin(createApp))
         routes.on(.get, "/admin/apps", admin { _, _ in try await listApps() })
@@ -104,15 +106,7 @@ struct AdminRoutes {
     private func bind(_ context: VouchRequestContext, bound: Bool) async throws -> Response {
         let providerID = try PathID.uuid(context, "provider", what: "Provider")
         let appID = try PathID.uuid(context, "app", what: "App")
-        do {
-            if bound {
-                try await store.bindProvider(providerID, toApp: appID)
-            } else {
-                try await store.unbindProvider(providerID, fromApp: appID)
-            }
-        } catch StoreError.notFound {
-            throw APIError.notFound("Provider or app")
-        }
+        try await operations.setBinding(provider: providerID, app: appID, bound: bound)
         return JSONResponse.noContent()
     }
 
@@ -128,12 +122,7 @@ struct AdminRoutes {
         case (.some, true):
             throw APIError.invalidProperty("generate", "Send either `public_key` or `generate: true`, not both.")
         case (.some(let pem), false):
-            guard pem.utf8.count <= 16 * 1024 else { throw APIError.invalidProperty("public_key", "The public key is too large.") }
-            do {
-                publicKey = try PublicKeyInfo(pem: pem)
-            } catch {
-                throw APIError.invalidProperty("public_key", error.message)
-            }
+            publicKey = try AdminOperations.publicKey(fromPEM: pem)
         case (.none, true):
             let pair = try RSAKeyPair.generate()
             publicKey = try PublicKeyInfo(pem: pair.publicKeyPEM)
@@ -141,15 +130,7 @@ struct AdminRoutes {
         case (.none, false):
             throw APIError.missingProperty("public_key")
         }
-        let key = KeyRecord(id: UUID(), providerID: providerID, status: .active, publicKeyPEM: publicKey.pem,
-                            fingerprint: publicKey.fingerprint, createdAt: clock())
-        do {
-            try await store.createKey(key)
-        } catch StoreError.alreadyExists {
-            throw APIError(.conflict, "The provider already has this key (\(publicKey.fingerprint)); "
-                + "a key is uploaded once, and a deleted key cannot be uploaded again.",
-                data: ["fingerprint": .string(publicKey.fingerprint)])
-        }
+        let key = try await operations.addKey(publicKey, to: providerID)
         var response = key.response
         response.privateKey = privateKeyPEM
         return JSONResponse.make(response, status: .created)

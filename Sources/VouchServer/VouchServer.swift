@@ -34,6 +34,10 @@ public enum VouchServer {
         let adminToken = AdminToken(configuration.adminToken)
         AdminRoutes(store: store, authenticator: authenticator, clock: clocks.now)
             .register(RouteRegistrar(router: AdminArea.group(on: router, adminToken: adminToken), table: table))
+        DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
+                        sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
+                        clock: clocks.now)
+            .register(on: router, table: table)
 
         var app = Application(
             router: router,
