@@ -25,9 +25,13 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // error middleware consults the route table, which is filled in below (it is a class).
         let table = RouteTableBox()
+        let metrics = ServerMetrics()
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
+        router.add(middleware: SignInMetricsMiddleware(metrics: metrics))
         let routes = RouteRegistrar(router: router, table: table)
+        MetricsRoute(metrics: metrics).register(routes)
         ClientRoutes(authenticator: authenticator,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
