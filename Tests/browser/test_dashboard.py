@@ -300,6 +300,35 @@ class Steps:
         self.shot("signed-out")
 
 
+class NoScriptSteps(Steps):
+    """The same dashboard with JavaScript turned off: every form still does its job."""
+
+    def run(self):
+        from selenium.webdriver.common.keys import Keys
+
+        self.step("JavaScript off: sign in")
+        self.open("/dashboard/sign-in")
+        self.find("#admin-token").send_keys(ADMIN_TOKEN, Keys.ENTER)
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/apps"), "the apps page")
+
+        self.step("JavaScript off: create an app and a provider, validate a token")
+        self.submit("form[action='/dashboard/apps']", {"name": "No Script App"})
+        self.wait(lambda: "Created app No Script App" in self.text(), "the notice")
+        self.open("/dashboard/providers")
+        self.submit("form[action='/dashboard/providers']", {"name": "No Script Backend"})
+        self.wait(lambda: "Created provider No Script Backend" in self.text(), "the provider page")
+        self.expect(self.find("#keygen").get_dom_attribute("hidden") is not None,
+                    "the key generator stays hidden without JavaScript")
+        self.open("/dashboard/validate")
+        self.submit("form[action='/dashboard/validate']", {"app": "No Script App", "identity_token": "not.a.token"})
+        self.wait(lambda: self.find("#verdict").text.startswith("Not valid"), "an invalid verdict")
+        self.shot("nojs-validate")
+
+        self.step("JavaScript off: sign out")
+        self.find(".sign-out button").click()
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/sign-in"), "the sign-in page")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/debug/vouch"))
     missing = missing_tools()
@@ -337,6 +366,12 @@ def main():
         driver.set_script_timeout(60)
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
         steps = Steps(server, binary, driver, downloads)
+        steps.run()
+        # The same browser with the page's scripts turned off (WebDriver's own commands still run).
+        driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+        shots = steps.shots
+        steps = NoScriptSteps(server, binary, driver, downloads)
+        steps.shots = shots
         steps.run()
         print("browser test: OK (%d screenshots in %s)" % (steps.shots, os.path.relpath(SHOTS, ROOT)))
         return 0
