@@ -34,7 +34,9 @@ enum TokenBenchmarks {
             _ = try await verifier.verify(layerToken, appID: appID, context: context, now: now)
         }
         let hmac = try await Measurement.run("HMAC-SHA256 (the primitive)", seconds: seconds) {
-            _ = HMAC<SHA256>.authenticationCode(for: sinchJWS.signingInput, using: sinchKey)
+            var authenticator = HMAC<SHA256>(key: sinchKey)
+            sinchJWS.signingInput.withUnsafeBytes { authenticator.update(data: $0) }
+            _ = authenticator.finalize()
         }
         let sinchVerify = try await Measurement.run("Sinch token: whole verify", seconds: seconds) {
             _ = try await verifier.verify(sinchToken, appID: appID, context: context, now: now)
@@ -49,7 +51,8 @@ enum TokenBenchmarks {
             _ = try sinch.mint(userID: "alice", issuedAt: now)
         }
         for result in [rsa, layerVerify, hmac, sinchVerify, parse, mint, sinchMint] { print(result.line) }
-        print(String(format: "ratio: Layer whole verify / RSA verify = %.2f (target >= 0.80)", layerVerify.perSecond / rsa.perSecond))
-        print(String(format: "ratio: Sinch whole verify / HMAC-SHA256 = %.2f (target >= 0.50)", sinchVerify.perSecond / hmac.perSecond))
+        // By CPU time per operation, which a busy machine disturbs less than wall-clock rates.
+        print(String(format: "ratio: Layer whole verify / RSA verify = %.2f (target >= 0.80)", rsa.cpuMicros / layerVerify.cpuMicros))
+        print(String(format: "ratio: Sinch whole verify / HMAC-SHA256 = %.2f (target >= 0.50)", hmac.cpuMicros / sinchVerify.cpuMicros))
     }
 }

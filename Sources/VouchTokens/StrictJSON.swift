@@ -95,7 +95,8 @@ private struct Reader {
     mutating func readObject(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
         guard depth <= maximumDepth else { throw .tooDeep }
         try expect(UInt8(ascii: "{"))
-        var members: [String: JSONValue] = [:]
+        // Token headers and claim sets have a handful of members: no rehashing while they arrive.
+        var members = [String: JSONValue](minimumCapacity: 8)
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             offset += 1
