@@ -140,6 +140,15 @@ struct DashboardTests {
 
 @Suite("Dashboard sessions")
 struct DashboardSessionTests {
+    @Test("cookies are Secure only when the server is told browsers reach it over HTTPS")
+    func secureCookies() {
+        let plain = DashboardCookies(secure: false).set("vouch_dashboard", "t", maxAge: 60)
+        let secure = DashboardCookies(secure: true).set("vouch_dashboard", "t", maxAge: 60)
+        #expect(plain == "vouch_dashboard=t; Path=/dashboard; Max-Age=60; HttpOnly; SameSite=Strict")
+        #expect(secure == plain + "; Secure")
+        #expect(DashboardCookies(secure: true).clear("vouch_dashboard").contains("Max-Age=0"))
+    }
+
     @Test("bounded in count (oldest goes first) and in time")
     func bounded() async {
         let clock = ManualClock(1_000)
