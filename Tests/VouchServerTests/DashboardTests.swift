@@ -58,6 +58,19 @@ struct DashboardTests {
         }
     }
 
+    @Test("sign-in attempts are rate limited per client: a burst of 10, then 429 with Retry-After")
+    func signInRateLimit() async throws {
+        try await withBrowser { server, browser in
+            for _ in 0..<10 { #expect(try await browser.signIn(token: "wrong").status == 403) }
+            let limited = try await browser.signIn(token: LiveServer.adminToken)
+            #expect(limited.status == 429)
+            #expect(limited.header("Retry-After") != nil)
+            #expect(browser.cookies["vouch_dashboard"] == nil)
+            server.clock.advance(by: 1)
+            #expect(try await browser.signIn(token: LiveServer.adminToken).status == 303)
+        }
+    }
+
     @Test("a state-changing post without the CSRF token is refused and changes nothing")
     func csrf() async throws {
         try await withBrowser { server, browser in
