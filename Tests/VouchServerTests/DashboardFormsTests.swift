@@ -10,17 +10,10 @@ import VouchTokens
 @Suite("Dashboard forms: providers, keys, secrets")
 struct DashboardFormsTests {
     private func signedIn(_ body: @Sendable (LiveServer, DashboardBrowser, String) async throws -> Void) async throws {
-        try await LiveServer.run { server in
-            let browser = DashboardBrowser(baseURL: server.baseURL)
-            do {
-                _ = try await browser.signIn(token: LiveServer.adminToken)
-                let csrf = try #require(DashboardBrowser.csrf(in: try await browser.get("/dashboard/apps")))
-                try await body(server, browser, csrf)
-            } catch {
-                try? await browser.shutdown()
-                throw error
-            }
-            try await browser.shutdown()
+        try await DashboardBrowser.run { server, browser in
+            _ = try await browser.signIn(token: LiveServer.adminToken)
+            let csrf = try #require(DashboardBrowser.csrf(in: try await browser.get("/dashboard/apps")))
+            try await body(server, browser, csrf)
         }
     }
 

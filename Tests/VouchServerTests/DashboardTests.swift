@@ -6,18 +6,8 @@ import VouchStore
 
 @Suite("Dashboard over real HTTP")
 struct DashboardTests {
-    /// Runs `body` with a browser against a live server, always shutting the browser down.
     private func withBrowser(_ body: @Sendable (LiveServer, DashboardBrowser) async throws -> Void) async throws {
-        try await LiveServer.run { server in
-            let browser = DashboardBrowser(baseURL: server.baseURL)
-            do {
-                try await body(server, browser)
-            } catch {
-                try? await browser.shutdown()
-                throw error
-            }
-            try await browser.shutdown()
-        }
+        try await DashboardBrowser.run(body)
     }
 
     @Test("/ and /dashboard lead to the sign-in page; pages carry a strict CSP")
