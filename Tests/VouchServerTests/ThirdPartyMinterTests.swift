@@ -93,7 +93,9 @@ enum PyJWTMinter {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, "--private-key", keyFile.path, "--kid", kid, "--iss", issuer,
-                             "--prn", "alice", "--nonce", nonce, "--iat", String(now), "--typ", typ]
+                             // `--name=value`: a nonce (base64url) may start with `-`, which argparse
+                             // would otherwise take for an option.
+                             "--prn", "alice", "--nonce=\(nonce)", "--iat", String(now), "--typ=\(typ)"]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
