@@ -13,7 +13,10 @@ let package = Package(
         .library(name: "VouchProtocol", targets: ["VouchProtocol"]),
         .library(name: "VouchTokens", targets: ["VouchTokens"]),
         .library(name: "VouchStore", targets: ["VouchStore"]),
+        .library(name: "VouchStoreSQLite", targets: ["VouchStoreSQLite"]),
+        .library(name: "VouchStorePostgres", targets: ["VouchStorePostgres"]),
         .library(name: "VouchServer", targets: ["VouchServer"]),
+        .library(name: "VouchClient", targets: ["VouchClient"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     dependencies: [
@@ -24,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
@@ -44,14 +49,50 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The storage contract alone: protocol, records, errors. No database, no crypto.
         .target(
             name: "VouchStore",
+            dependencies: ["VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchStoreSQLite",
             dependencies: [
+                "VouchStore",
                 "VouchProtocol",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchStorePostgres",
+            dependencies: [
+                "VouchStore",
+                "VouchProtocol",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
+        // Test-only libraries: the checks every backend must pass, and helpers shared by test targets.
+        .target(
+            name: "VouchTestSupport",
+            dependencies: [
+                "VouchStorePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchStoreConformance",
+            dependencies: ["VouchStore", "VouchProtocol", "VouchTestSupport"],
             swiftSettings: strict
         ),
         .target(
@@ -83,6 +124,8 @@ let package = Package(
                 "VouchTokens",
                 "VouchServer",
                 "VouchStore",
+                "VouchStoreSQLite",
+                "VouchStorePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -100,6 +143,8 @@ let package = Package(
                 "VouchTokens",
                 "VouchServer",
                 "VouchStore",
+                "VouchStoreSQLite",
+                "VouchStorePostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -109,6 +154,33 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/VouchBenchmark",
+            swiftSettings: strict
+        ),
+        // The client SDK: Foundation and VouchProtocol only, so that it builds for Apple platforms too.
+        .target(
+            name: "VouchClient",
+            dependencies: ["VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "vouch-client-example",
+            dependencies: ["VouchClient"],
+            path: "Examples/SignIn",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchClientTests",
+            dependencies: [
+                "VouchClient",
+                "VouchProtocol",
+                "VouchServer",
+                "VouchStore",
+                "VouchStoreSQLite",
+                "VouchTokens",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -121,6 +193,7 @@ let package = Package(
             dependencies: [
                 "VouchTokens",
                 "VouchProtocol",
+                "VouchTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -128,8 +201,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "VouchStoreTests",
-            dependencies: ["VouchStore", "VouchProtocol"],
+            name: "VouchStoreSQLiteTests",
+            dependencies: ["VouchStore", "VouchStoreSQLite", "VouchStoreConformance", "VouchTestSupport", "VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchStorePostgresTests",
+            dependencies: [
+                "VouchStore", "VouchStorePostgres", "VouchStoreConformance", "VouchTestSupport", "VouchProtocol",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -137,6 +219,9 @@ let package = Package(
             dependencies: [
                 "VouchServer",
                 "VouchStore",
+                "VouchStoreSQLite",
+                "VouchStorePostgres",
+                "VouchTestSupport",
                 "VouchTokens",
                 "VouchProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -8,5 +8,6 @@ cd "$(dirname "$0")/.."
 swift build --build-tests
 python3 scripts/check_walkthrough.py
 bash scripts/walkthrough.sh .build/debug/vouch
+bash scripts/client_example.sh .build/debug
 swift test --skip-build
 python3 Tests/browser/test_dashboard.py .build/debug/vouch

@@ -79,12 +79,16 @@ struct AdminRoutes {
     }
 
     private func updateApp(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
-        var app = try await existingApp(context)
+        let id = try PathID.uuid(context, "app", what: "App")
         let body = try await RequestBodyReader.decode(UpdateAppRequest.self, from: request, context: context)
-        if let name = body.name { app.name = try AdminValidation.name(name) }
-        if let ttl = body.sessionTTLSeconds { app.sessionTTLSeconds = try AdminValidation.ttl(ttl) }
-        try await store.updateApp(app)
-        return JSONResponse.make(app.response)
+        let name = try body.name.map { try AdminValidation.name($0) }
+        let ttl = try body.sessionTTLSeconds.map { try AdminValidation.ttl($0) }
+        do {
+            // Partial in the store: a concurrent PATCH of the other field is not overwritten.
+            return JSONResponse.make(try await store.updateApp(id: id, name: name, sessionTTLSeconds: ttl).response)
+        } catch StoreError.notFound {
+            throw APIError.notFound("App")
+        }
     }
 
     // MARK: Providers
@@ -147,19 +151,29 @@ struct AdminRoutes {
     }
 
     private func updateKey(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
-        let key = try await existingKey(context)
+        let id = try PathID.uuid(context, "key", what: "Key")
         let body = try await RequestBodyReader.decode(UpdateKeyRequest.self, from: request, context: context)
         guard let statusText = body.status else { throw APIError.missingProperty("status") }
         guard let status = KeyStatus(rawValue: statusText), status != .deleted else {
             throw APIError.invalidProperty("status", "`status` must be `active` or `disabled` (delete with DELETE).")
         }
-        guard key.status != .deleted else { throw APIError(.conflict, "The key was deleted and cannot be changed.") }
-        return JSONResponse.make(try await store.setKeyStatus(id: key.id, to: status).response)
+        // The store refuses a tombstone in the statement that writes: no read-then-write here.
+        do {
+            return JSONResponse.make(try await store.setKeyStatus(id: id, to: status).response)
+        } catch StoreError.notFound {
+            throw APIError.notFound("Key")
+        } catch StoreError.tombstone {
+            throw APIError(.conflict, "The key was deleted and cannot be changed.")
+        }
     }
 
     private func deleteKey(_ context: VouchRequestContext) async throws -> Response {
-        let key = try await existingKey(context)
-        if key.status != .deleted { _ = try await store.setKeyStatus(id: key.id, to: .deleted) }
+        let id = try PathID.uuid(context, "key", what: "Key")
+        do {
+            _ = try await store.setKeyStatus(id: id, to: .deleted)
+        } catch StoreError.notFound {
+            throw APIError.notFound("Key")
+        }
         return JSONResponse.noContent()
     }
 

@@ -54,6 +54,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return APIError.notFound("The resource")
         case .alreadyExists:
             return APIError(.conflict, "The resource exists already.")
+        case .tombstone:
+            return APIError(.conflict, "The resource was deleted and cannot be changed.")
         case .nonceAlreadyUsed, .userSuspended:
             // Handled where sign-ins are made; reaching here is a bug, but not the client's.
             logger.error("store sentinel escaped its handler", metadata: ["error": "\(error)"])

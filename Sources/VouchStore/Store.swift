@@ -13,8 +13,10 @@ public protocol Store: Sendable {
     func app(id: UUID) async throws -> AppRecord?
     /// All apps, oldest first.
     func apps() async throws -> [AppRecord]
-    /// Replaces name and TTL; throws `StoreError.notFound` for an unknown app.
-    func updateApp(_ app: AppRecord) async throws
+    /// Changes only the fields given (`nil` leaves a field as stored) in one statement, so two
+    /// concurrent updates of different fields both survive; returns the app as updated. Throws
+    /// `StoreError.notFound` for an unknown app.
+    func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord
 
     // MARK: Providers
     func createProvider(_ provider: ProviderRecord) async throws
@@ -33,7 +35,10 @@ public protocol Store: Sendable {
     /// The provider's keys, tombstones included, oldest first.
     func keys(ofProvider providerID: UUID) async throws -> [KeyRecord]
     /// Sets the status (a deletion is `.deleted`: the row stays as a tombstone); returns the
-    /// updated key. Throws `.notFound` for an unknown key.
+    /// updated key. A tombstone is final: deleting it again returns it unchanged, any other status
+    /// throws `.tombstone`, decided by the database in the same statement as the write so that a
+    /// deletion racing an enable can never leave a deleted key active. Throws `.notFound` for an
+    /// unknown key.
     func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord
 
     // MARK: Registration secrets (Sinch profile)
@@ -70,6 +75,9 @@ public protocol Store: Sendable {
     /// user with the non-nil profile fields, and inserts the session.
     func createSession(_ session: NewSession) async throws -> UserRecord
     func session(tokenHash: [UInt8]) async throws -> SessionRecord?
+    /// The session and its user (nil when the user has no row), read together: what every
+    /// authenticated request needs, in one round trip where the backend can.
+    func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)?
     /// Ends one session (`.revoked`) if it is live; no error for an unknown or ended one.
     func revokeSession(tokenHash: [UInt8], now: Int64) async throws
 
@@ -87,4 +95,12 @@ public protocol Store: Sendable {
     func ping() async throws
     /// Releases the database; the store must not be used afterwards.
     func close() async throws
+}
+
+extension Store {
+    /// Two reads; a backend that can answer in one round trip overrides this.
+    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+        guard let session = try await session(tokenHash: tokenHash) else { return nil }
+        return (session, try await user(appID: session.appID, userID: session.userID))
+    }
 }

@@ -7,6 +7,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case alreadyExists
     /// The nonce of a sign-in was already used: the whole sign-in was rolled back.
     case nonceAlreadyUsed
+    /// The key was deleted: its tombstone cannot take another status.
+    case tombstone
     /// The user is suspended: the sign-in was rolled back.
     case userSuspended
     /// The database could not be reached or answered with an error; the text is for logs, never

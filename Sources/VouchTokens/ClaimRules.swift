@@ -75,7 +75,7 @@ struct ClaimRules {
             try findings.add(.claimWrongValue, claim: name, hint: "longer than \(maximumBytes) bytes")
             return nil
         }
-        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if ControlCharacters.present(in: text) {
             try findings.add(.claimWrongValue, claim: name, hint: "contains control characters")
             return nil
         }

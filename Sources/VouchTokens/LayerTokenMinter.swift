@@ -64,6 +64,6 @@ public struct LayerTokenMinter: Sendable {
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        ControlCharacters.present(in: text)
     }
 }

@@ -4,6 +4,8 @@ import Hummingbird
 import Logging
 import VouchServer
 import VouchStore
+import VouchStorePostgres
+import VouchStoreSQLite
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             With no options it listens on 127.0.0.1:8080 and keeps everything in ./vouch-data \
             (an SQLite database, created on first start). The admin token comes from \
             VOUCH_ADMIN_TOKEN, or is generated on first start into <data-dir>/admin-token (mode 0600) \
-            and printed once. SIGINT or SIGTERM stops the server cleanly.
+            and printed once. SIGINT or SIGTERM stops the server cleanly. With \
+            --database postgres://… (or VOUCH_DATABASE_URL) it keeps everything in PostgreSQL \
+            instead, and any number of instances may share that database.
             """
     )
 
@@ -26,8 +30,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Directory for the SQLite database and the admin token.")
     var dataDir = "./vouch-data"
 
-    @Option(name: .long, help: "Database URL; default: SQLite in --data-dir (also VOUCH_DATABASE_URL).")
+    @Option(name: .long, help: "Database URL: postgres://USER:PASSWORD@HOST:PORT/DB[?sslmode=disable|prefer|require] or sqlite://PATH; default: SQLite in --data-dir (also VOUCH_DATABASE_URL).")
     var database: String?
+
+    @Option(name: .long, help: "PostgreSQL: most connections this instance opens.")
+    var databasePoolSize = 10
+
+    @Option(name: .long, help: "PostgreSQL: seconds any wait on the database may take (connect, statement, lock, free connection) before the request gets a 503.")
+    var databaseTimeout: Int64 = 5
 
     @Option(name: .long, help: "POST /nonces + POST /sessions per second per client IP, bursts up to twice that; 0 turns it off.")
     var rateLimit = 50
@@ -54,6 +64,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard ConnectionLimits.timeoutRange.contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard ConnectionLimits.timeoutRange.contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard PostgresStoreOptions.poolSizeRange.contains(databasePoolSize) else {
+            throw ValidationError("--database-pool-size must be \(PostgresStoreOptions.poolSizeRange.lowerBound)…\(PostgresStoreOptions.poolSizeRange.upperBound)")
+        }
+        guard PostgresStoreOptions.timeoutSecondsRange.contains(databaseTimeout) else {
+            throw ValidationError("--database-timeout must be \(PostgresStoreOptions.timeoutSecondsRange.lowerBound)…\(PostgresStoreOptions.timeoutSecondsRange.upperBound) seconds")
+        }
     }
 
     func run() async throws {
@@ -85,10 +101,18 @@ struct ServeCommand: AsyncParsableCommand {
     private func openStore(url: String?, dataDirectory: DataDirectory, logger: Logger) async throws -> any Store {
         if let url, !url.isEmpty {
             if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-                throw CLIError("PostgreSQL storage is not available in this build; omit --database to use SQLite in \(dataDir)")
+                let parsed: PostgresDatabaseURL
+                do { parsed = try PostgresDatabaseURL(url) } catch { throw CLIError("--database: \(error)") }
+                let options = PostgresStoreOptions(poolSize: databasePoolSize, timeout: .seconds(databaseTimeout))
+                do {
+                    return try await PostgresStore.open(url: parsed, options: options, logger: logger)
+                } catch let error as StoreError {
+                    guard case .unavailable(let reason) = error else { throw error }
+                    throw CLIError(reason)
+                }
             }
             let prefix = "sqlite://"
-            guard url.hasPrefix(prefix) else { throw CLIError("--database must be sqlite://PATH (or omitted)") }
+            guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
             return try await SQLiteStore.open(path: String(url.dropFirst(prefix.count)), logger: logger)
         }
         return try await SQLiteStore.open(path: dataDirectory.databasePath, logger: logger)

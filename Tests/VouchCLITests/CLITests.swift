@@ -143,7 +143,7 @@ enum Fixture {
 
     static func mintArguments(keyDirectory: URL, userID: String = "alice", nonce: String = "nonce-1") -> [String] {
         ["token", "mint", "--provider-id", LayerID.provider(providerID), "--key-id", keyID.uuidString,
-         "--private-key", keyDirectory.appendingPathComponent("private.pem").path, "--user-id", userID, "--nonce", nonce]
+         "--private-key", keyDirectory.appendingPathComponent("private.pem").path, "--user-id", userID, "--nonce=\(nonce)"]
     }
 
     static func layerContext(publicKeyPEM: String, nonce: String) throws -> CLIContext {
@@ -245,6 +245,12 @@ struct CLITests {
         try #require(mint.succeeded, "\(mint)")
         let token = try #require(try CLI.jsonObject(mint.stdout)["identity_token"] as? String)
         #expect(JWS3.count(token) == 3)
+
+        // One base64url nonce in 64 begins with `-`; it is still the value of `--nonce`.
+        let dashed = try await CLI.vouch(Array(Fixture.mintArguments(keyDirectory: directory).dropLast()) + ["--nonce", "-xyz", "--json"])
+        try #require(dashed.succeeded, "\(dashed)")
+        let dashedToken = try #require(try CLI.jsonObject(dashed.stdout)["identity_token"] as? String)
+        #expect(try TokenInspector.inspect(dashedToken).claims["nce"] == "-xyz")
 
         let registration = try await CLI.vouch(["token", "mint-registration", "--application-key", Fixture.applicationKey,
                                                 "--application-secret", Fixture.applicationSecret, "--user-id", "bob", "--json"])

@@ -138,7 +138,7 @@ struct ProcessTests {
             let aliceNonce = try await server.nonce()
             let minted = try await scratch.run(["token", "mint", "--provider-id", provider, "--key-id", activeKey,
                                                 "--private-key", activePEMFile.path, "--user-id", "alice",
-                                                "--nonce=\(aliceNonce)", "--display-name", "Alice"])  // a nonce may start with `-`
+                                                "--nonce=\(aliceNonce)", "--display-name", "Alice"])
             try #require(minted.exit == .exited(0), "\(minted)")
             let aliceSignIn = try await server.signIn(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines), app: app)
             try #require(aliceSignIn.status == 201, "\(aliceSignIn)")
@@ -206,41 +206,13 @@ struct ProcessTests {
             let (key, pem) = try await server.generateKey(provider: provider)
             let minter = try ProcessMint.minter(privateKeyPEM: pem, provider: provider, key: key)
 
-            let total = 200, killAfter = 60, width = 16
-            let tally = ProcessBurstTally(killAfter: killAfter) { server.child.killNow() }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                var started = 0
-                func startOne() {
-                    let index = started
-                    started += 1
-                    group.addTask {
-                        do {
-                            let nonce = try await server.nonce()
-                            let token = try minter.mint(userID: "burst-\(index)", nonce: nonce)
-                            let response = try await server.signIn(token, app: app)
-                            if response.status == 201, let session = response.json["session_token"].string {
-                                await tally.created(session, user: "burst-\(index)")
-                            } else {
-                                await tally.answered(response.status)
-                            }
-                        } catch {
-                            await tally.failed()
-                        }
-                    }
-                }
-                for _ in 0..<width { startOne() }
-                while try await group.next() != nil {
-                    // Once the server is gone, no new sign-ins: they could only fail.
-                    let killed = await tally.killed
-                    if started < total, !killed { startOne() }
-                }
-            }
-
+            let result = try await ProcessBurst.signIns(
+                total: 200, killAfter: 60, width: 16, through: [server], app: app, minter: minter,
+                stopAfterKill: true) { server.child.killNow() }
             let exit = try await server.child.waitForExit(timeout: .seconds(10))
             #expect(exit == .signalled(SIGKILL), "the server should have been killed part-way: \(exit)")
-            let result = await tally.snapshot
             #expect(result.unexpectedStatuses.isEmpty, "only 201s were expected before the kill: \(result.unexpectedStatuses)")
-            try #require(result.sessions.count >= killAfter, "\(result.sessions.count) sessions were answered 201")
+            try #require(result.sessions.count >= 60, "\(result.sessions.count) sessions were answered 201")
             #expect(result.failures > 0, "the kill should have cut off sign-ins in flight (\(result.sessions.count) answered 201)")
 
             let restarted = try await scratch.startServer(arguments: ["--rate-limit", "0"])
@@ -256,7 +228,7 @@ struct ProcessTests {
                         }
                     }
                 }
-                for _ in 0..<width { checkNext() }
+                for _ in 0..<16 { checkNext() }
                 while try await group.next() != nil { checkNext() }
             }
             let missing = await lost.entries
@@ -485,43 +457,4 @@ struct ProcessTests {
         #expect(response.json["status"].int == status, "\(response)", sourceLocation: sourceLocation)
         #expect(response.json["error"].string?.isEmpty == false, "\(response)", sourceLocation: sourceLocation)
     }
-}
-
-// MARK: - Bookkeeping of the burst
-
-/// What the burst saw: the sessions answered 201, and kills the server once `killAfter` of them
-/// have arrived.
-actor ProcessBurstTally {
-    struct Snapshot: Sendable {
-        var sessions: [(token: String, user: String)] = []
-        var unexpectedStatuses: [Int] = []
-        var failures = 0
-    }
-
-    private let killAfter: Int
-    private let kill: @Sendable () -> Void
-    private var state = Snapshot()
-    private(set) var killed = false
-
-    init(killAfter: Int, kill: @escaping @Sendable () -> Void) {
-        self.killAfter = killAfter
-        self.kill = kill
-    }
-
-    func created(_ session: String, user: String) {
-        state.sessions.append((session, user))
-        if !killed, state.sessions.count >= killAfter {
-            killed = true
-            kill()
-        }
-    }
-
-    func answered(_ status: Int) { state.unexpectedStatuses.append(status) }
-    func failed() { state.failures += 1 }
-    var snapshot: Snapshot { state }
-}
-
-actor ProcessBurstLost {
-    private(set) var entries: [String] = []
-    func add(_ entry: String) { entries.append(entry) }
 }

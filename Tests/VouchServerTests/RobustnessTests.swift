@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import VouchProtocol
 import VouchStore
+import VouchTestSupport
 import VouchTokens
 
 @Suite("Robustness: background purge, and no input ever produces a 5xx")
@@ -65,18 +66,5 @@ struct RobustnessTests {
             }
             #expect(try await server.request(.GET, "/health").status == 200, "still healthy")
         }
-    }
-}
-
-/// SplitMix64: deterministic, so a failing fuzz case is reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

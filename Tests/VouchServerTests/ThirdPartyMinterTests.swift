@@ -87,15 +87,14 @@ enum PyJWTMinter {
         let issuer = bareIDs ? Fixture.bare(fixture.providerID) : fixture.providerID
         let output = directory.appendingPathComponent("stdout")
         let errors = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--private-key", keyFile.path, "--kid", kid, "--iss", issuer,
-                             // `--name=value`: a nonce (base64url) may start with `-`, which argparse
-                             // would otherwise take for an option.
-                             "--prn", "alice", "--nonce=\(nonce)", "--iat", String(now), "--typ=\(typ)"]
+        // `--name=value`: a base64url nonce may begin with `-`, which argparse would take for an option.
+        process.arguments = ["python3", script.path, "--private-key=\(keyFile.path)", "--kid=\(kid)", "--iss=\(issuer)",
+                             "--prn=alice", "--nonce=\(nonce)", "--iat=\(now)", "--typ=\(typ)"]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

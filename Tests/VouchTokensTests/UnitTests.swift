@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import VouchProtocol
+import VouchTestSupport
 import VouchTokens
 import _CryptoExtras
 

@@ -40,12 +40,16 @@ extension DashboardRoutes {
     private func updateApp(_ request: Request, _ context: DashboardContext) async throws -> Response {
         try await attempt({
             let form = try await DashboardForm.read(request)
-            guard var app = try await store.app(id: try Self.uuid(context, "app", what: "App")) else {
+            let id = try Self.uuid(context, "app", what: "App")
+            let name = try form["name"].map { try AdminValidation.name($0) }
+            let ttl = form.text("session_ttl_seconds") != nil ? try AdminValidation.ttl(try Self.ttl(form)) : nil
+            // Partial in the store: a concurrent change of the other field is not overwritten.
+            let app: AppRecord
+            do {
+                app = try await store.updateApp(id: id, name: name, sessionTTLSeconds: ttl)
+            } catch StoreError.notFound {
                 throw DashboardError(.notFound, "App not found.")
             }
-            if let name = form["name"] { app.name = try AdminValidation.name(name) }
-            if form.text("session_ttl_seconds") != nil { app.sessionTTLSeconds = try AdminValidation.ttl(try Self.ttl(form)) }
-            try await store.updateApp(app)
             await notice("Saved app \(app.name).", context)
             return DashboardResponse.redirect(to: "/dashboard/apps")
         }, orShow: { try await appsPage(context, error: $0) })

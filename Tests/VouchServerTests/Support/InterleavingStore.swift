@@ -18,7 +18,9 @@ struct InterleavingStore: Store {
     func createApp(_ app: AppRecord) async throws { try await base.createApp(app) }
     func app(id: UUID) async throws -> AppRecord? { try await base.app(id: id) }
     func apps() async throws -> [AppRecord] { try await base.apps() }
-    func updateApp(_ app: AppRecord) async throws { try await base.updateApp(app) }
+    func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
+        try await base.updateApp(id: id, name: name, sessionTTLSeconds: sessionTTLSeconds)
+    }
     func createProvider(_ provider: ProviderRecord) async throws { try await base.createProvider(provider) }
     func provider(id: UUID) async throws -> ProviderRecord? { try await base.provider(id: id) }
     func bindProvider(_ providerID: UUID, toApp appID: UUID) async throws { try await base.bindProvider(providerID, toApp: appID) }

@@ -9,6 +9,7 @@ import NIOFoundationCompat
 @_exported import enum NIOHTTP1.HTTPMethod
 import VouchServer
 import VouchStore
+import VouchStoreSQLite
 
 /// A clock the tests move by hand, so that session expiry is tested without sleeping.
 final class ManualClock: Sendable {

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchStore
+
+// MARK: - Fixtures shared by the checks and by backend-specific tests
+
+/// An arbitrary fixed "now", so that every expectation is a concrete number.
+public let t0: Int64 = 1_800_000_000
+
+public func randomBytes(_ count: Int = 32) -> [UInt8] {
+    (0..<count).map { _ in UInt8.random(in: 0...255) }
+}
+
+public func makeApp(name: String = "App", ttl: Int64 = 3600, createdAt: Int64 = t0) -> AppRecord {
+    AppRecord(id: UUID(), name: name, sessionTTLSeconds: ttl, createdAt: createdAt)
+}
+
+public func newSession(
+    app: UUID, user: String, token: [UInt8] = randomBytes(), profile: IdentityProfile = IdentityProfile(),
+    createdAt: Int64 = t0, expiresAt: Int64 = t0 + 3600,
+    nonce: NonceClaim = .serverNonce(hash: randomBytes(), expiresAt: t0 + 600)
+) -> NewSession {
+    NewSession(tokenHash: token, appID: app, userID: user, profile: profile,
+               createdAt: createdAt, expiresAt: expiresAt, nonce: nonce)
+}
+
+extension Store {
+    /// Creates an app and returns it, for checks that only need one to exist.
+    public func addApp(_ app: AppRecord = makeApp()) async throws -> AppRecord {
+        try await createApp(app)
+        return app
+    }
+
+    public func addProvider(apps: [UUID] = []) async throws -> ProviderRecord {
+        let provider = ProviderRecord(id: UUID(), name: "Provider", appIDs: apps, createdAt: t0)
+        try await createProvider(provider)
+        return provider
+    }
+}

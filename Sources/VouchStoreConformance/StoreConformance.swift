@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchStore
+
+/// The behaviour every `Store` backend must show, written only against the protocol so that the
+/// SQLite store and the PostgreSQL store are held to the very same checks (as dex's
+/// `storage/conformance` package is imported by each of its storage backends).
+///
+/// A backend's test target builds one with `openStores`, which creates a fresh, empty database and
+/// opens `count` independent store instances on it (separate connections, as separate `vouch
+/// serve` processes would have). Most checks use one instance; the race checks use two, so that a
+/// guarantee kept only by a lock inside one instance would be caught. Each check opens its own
+/// database, so checks are independent; run each element of ``checks`` as its own test.
+public struct StoreConformance: Sendable {
+    public let openStores: @Sendable (_ count: Int) async throws -> [any Store]
+
+    public init(openStores: @escaping @Sendable (_ count: Int) async throws -> [any Store]) {
+        self.openStores = openStores
+    }
+
+    /// One named behaviour; named so that a failing check is reported by its name.
+    public struct Check: Sendable, CustomTestStringConvertible {
+        public let name: String
+        let body: @Sendable (StoreConformance) async throws -> Void
+
+        init(name: String, _ body: @escaping @Sendable (StoreConformance) async throws -> Void) {
+            self.name = name
+            self.body = body
+        }
+
+        public var testDescription: String { name }
+
+        /// Runs the check against fresh stores from `conformance`.
+        public func run(_ conformance: StoreConformance) async throws { try await body(conformance) }
+    }
+
+    public static let checks: [Check] = catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
+
+    static let catalogueChecks: [Check] = [
+        Check(name: "apps: create, read, list oldest first, partial update, sentinels") { try await $0.appsLifecycle() },
+        Check(name: "providers: create with apps, read sorted, sentinels") { try await $0.providersLifecycle() },
+        Check(name: "providers: bind and unbind are idempotent, unknown ids not found") { try await $0.bindAndUnbind() },
+        Check(name: "keys: create, list oldest first, status, tombstones final, sentinels") { try await $0.keysLifecycle() },
+        Check(name: "keys: a provider has a public key once, whatever its status") { try await $0.keyUploadedOnce() },
+        Check(name: "registration secrets: create, read, sentinels") { try await $0.registrationSecrets() },
+        Check(name: "registration secrets: list, revoke now or later, never later than before") { try await $0.secretRotation() },
+        Check(name: "unknown ids read as absent") { try await $0.unknownIDsReadAsAbsent() },
+    ]
+
+    static let signInChecks: [Check] = [
+        Check(name: "createSession: server nonce recorded, reuse refused and writes nothing") { try await $0.serverNonceSignIn() },
+        Check(name: "createSession: registration nonce per app, reusable once expired") { try await $0.registrationNonceSignIn() },
+        Check(name: "createSession: only non-nil profile fields overwrite") { try await $0.profileUpsert() },
+        Check(name: "createSession: suspended user refused and nothing written") { try await $0.suspendedUserSignIn() },
+        Check(name: "createSession: duplicate token or unknown app rolls back the nonce") { try await $0.failedSignInRollsBack() },
+        Check(name: "createSession: 20 concurrent sign-ins with one nonce, exactly one wins") { try await $0.concurrentSignInsWithOneNonce() },
+    ]
+
+    static let suspensionChecks: [Check] = [
+        Check(name: "setSuspended: ends live sessions at once, unsuspend keeps them ended") { try await $0.suspensionEndsSessions() },
+        Check(name: "setSuspended: unknown user gets a row, unknown app not found") { try await $0.suspendUnknownUser() },
+        Check(name: "revokeSession(s): ends live sessions only") { try await $0.revocation() },
+        Check(name: "sessionAndUser: the session with its user, read together") { try await $0.sessionAndUser() },
+        Check(name: "activeSessionCount: excludes expired and ended sessions") { try await $0.activeSessionCount() },
+    ]
+
+    static let housekeepingChecks: [Check] = [
+        Check(name: "purgeExpired: removes exactly the expired rows") { try await $0.purgeExpired() },
+        Check(name: "secret(named:orInsert:): the first value wins forever") { try await $0.secretFirstValueWins() },
+        Check(name: "ping answers") { try await $0.ping() },
+    ]
+
+    static let raceChecks: [Check] = [
+        Check(name: "race: 32 sign-ins with one nonce over two instances, exactly one session") { try await $0.raceOneNonceTwoInstances() },
+        Check(name: "race: Sinch nonce replayed over two instances, exactly one session") { try await $0.raceRegistrationNonceTwoInstances() },
+        Check(name: "race: suspension against sign-ins, no session outlives it") { try await $0.raceSuspensionAgainstSignIns() },
+        Check(name: "race: revocation against sign-in, no live session after revokeSessions") { try await $0.raceRevocationAgainstSignIn() },
+        Check(name: "race: key status changes against deletion, a tombstone stays deleted") { try await $0.raceKeyStatusAgainstDeletion() },
+        Check(name: "race: concurrent partial app updates of different fields, neither lost") { try await $0.raceAppUpdates() },
+        Check(name: "a change through one instance is seen at once by another") { try await $0.changeSeenByOtherInstance() },
+    ]
+
+    /// Opens a fresh store, runs `body`, and closes the store on every path (a failed `#require`
+    /// included), since a backend may insist on being closed.
+    func withStore<T>(_ body: (any Store) async throws -> T) async throws -> T {
+        try await withStores(1) { try await body($0[0]) }
+    }
+
+    /// Opens `count` instances on one fresh database, runs `body`, and closes them all on every path.
+    func withStores<T>(_ count: Int, _ body: ([any Store]) async throws -> T) async throws -> T {
+        let stores = try await openStores(count)
+        let value: T
+        do {
+            value = try await body(stores)
+        } catch {
+            for store in stores { try? await store.close() }
+            throw error
+        }
+        for store in stores { try await store.close() }
+        return value
+    }
+}
+
+/// Runs `body` with `store` and closes the store on every path, a failed `#require` included.
+public func closing<S: Store, T>(_ store: S, _ body: (S) async throws -> T) async throws -> T {
+    let value: T
+    do {
+        value = try await body(store)
+    } catch {
+        try? await store.close()
+        throw error
+    }
+    try await store.close()
+    return value
+}

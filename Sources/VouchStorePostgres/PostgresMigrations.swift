@@ -1,0 +1,171 @@
+import Logging
+import PostgresNIO
+import VouchStore
+
+/// One step of the PostgreSQL schema. Shipped steps are never edited: a change is a new step
+/// appended to ``PostgresMigrations/all``.
+struct PostgresMigration: Sendable {
+    let version: Int
+    /// One statement each: the extended query protocol runs a single statement per query.
+    let statements: [String]
+}
+
+enum PostgresMigrations {
+    /// The key of the advisory lock that serialises migrations across instances ("vouch" in ASCII).
+    static let advisoryLockKey: Int64 = 0x76_6F_75_63_68
+
+    /// Every migration, in order. Later versions just append.
+    ///
+    /// The schema mirrors SQLite's, with what READ COMMITTED needs in place of SQLite's single
+    /// writer: uniqueness as constraints (a key's fingerprint per provider, a nonce per app), and
+    /// `seq` identity columns that give listings the insertion order SQLite's rowid gives.
+    static let all: [PostgresMigration] = [
+        PostgresMigration(version: 1, statements: [
+            """
+            CREATE TABLE apps (
+                id uuid PRIMARY KEY,
+                name text NOT NULL,
+                session_ttl_seconds bigint NOT NULL,
+                created_at bigint NOT NULL,
+                seq bigint GENERATED ALWAYS AS IDENTITY
+            )
+            """,
+            """
+            CREATE TABLE providers (
+                id uuid PRIMARY KEY,
+                name text NOT NULL,
+                created_at bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE provider_apps (
+                provider_id uuid NOT NULL REFERENCES providers (id),
+                app_id uuid NOT NULL REFERENCES apps (id),
+                PRIMARY KEY (provider_id, app_id)
+            )
+            """,
+            "CREATE INDEX provider_apps_by_app ON provider_apps (app_id)",
+            """
+            CREATE TABLE provider_keys (
+                id uuid PRIMARY KEY,
+                provider_id uuid NOT NULL REFERENCES providers (id),
+                status text NOT NULL CHECK (status IN ('active', 'disabled', 'deleted')),
+                public_key_pem text NOT NULL,
+                fingerprint text NOT NULL,
+                created_at bigint NOT NULL,
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                UNIQUE (provider_id, fingerprint)
+            )
+            """,
+            "CREATE INDEX provider_keys_by_provider ON provider_keys (provider_id, created_at, seq)",
+            """
+            CREATE TABLE registration_secrets (
+                application_key uuid PRIMARY KEY,
+                app_id uuid NOT NULL REFERENCES apps (id),
+                secret bytea NOT NULL,
+                created_at bigint NOT NULL,
+                revoked_at bigint,
+                seq bigint GENERATED ALWAYS AS IDENTITY
+            )
+            """,
+            "CREATE INDEX registration_secrets_by_app ON registration_secrets (app_id)",
+            """
+            CREATE TABLE registration_nonces (
+                app_id uuid NOT NULL REFERENCES apps (id),
+                nonce text NOT NULL,
+                expires_at bigint NOT NULL,
+                PRIMARY KEY (app_id, nonce)
+            )
+            """,
+            "CREATE INDEX registration_nonces_by_expiry ON registration_nonces (expires_at)",
+            """
+            CREATE TABLE used_server_nonces (
+                hash bytea PRIMARY KEY,
+                expires_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX used_server_nonces_by_expiry ON used_server_nonces (expires_at)",
+            """
+            CREATE TABLE users (
+                app_id uuid NOT NULL REFERENCES apps (id),
+                user_id text NOT NULL,
+                display_name text,
+                first_name text,
+                last_name text,
+                avatar_url text,
+                suspended boolean NOT NULL DEFAULT false,
+                created_at bigint NOT NULL,
+                updated_at bigint NOT NULL,
+                PRIMARY KEY (app_id, user_id)
+            )
+            """,
+            """
+            CREATE TABLE sessions (
+                token_hash bytea PRIMARY KEY,
+                app_id uuid NOT NULL,
+                user_id text NOT NULL,
+                created_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                ended_at bigint,
+                end_reason text CHECK (end_reason IN ('revoked', 'user_suspended')),
+                CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+                FOREIGN KEY (app_id, user_id) REFERENCES users (app_id, user_id)
+            )
+            """,
+            "CREATE INDEX sessions_by_user ON sessions (app_id, user_id)",
+            "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+            """
+            CREATE TABLE server_secrets (
+                name text PRIMARY KEY,
+                value bytea NOT NULL,
+                created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
+            )
+            """,
+        ]),
+    ]
+
+    /// Brings the database up to the newest version in one transaction that first takes a
+    /// transaction-scoped advisory lock: instances starting at once queue on the lock, the first
+    /// applies the steps, the others then find them recorded and apply nothing. DDL is
+    /// transactional in PostgreSQL, so a failed step leaves no half-made schema.
+    ///
+    /// Refuses a database whose recorded version is newer than this build knows.
+    ///
+    /// - Returns: The version found and the version reached.
+    static func apply(
+        _ migrations: [PostgresMigration] = all, on db: PostgresRunner, now: Int64, lockTimeout: Duration
+    ) async throws -> (from: Int, to: Int) {
+        let versions = migrations.map(\.version)
+        guard let latest = versions.last, versions.first.map({ $0 > 0 }) == true,
+              zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw StoreError.unavailable("migration versions must be positive and strictly increasing")
+        }
+        let seconds = max(1, lockTimeout.components.seconds)
+        return try await db.transaction {
+            // Waiting for another instance's migration may take longer than one statement.
+            try await db.execute("SET LOCAL lock_timeout = '\(unescaped: String(seconds))s'")
+            try await db.execute("SET LOCAL statement_timeout = '\(unescaped: String(seconds))s'")
+            try await db.execute("SELECT pg_advisory_xact_lock(\(advisoryLockKey))")
+            try await db.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version integer PRIMARY KEY,
+                    applied_at bigint NOT NULL
+                )
+                """)
+            let rows = try await db.rows("SELECT COALESCE(MAX(version), 0)::bigint AS version FROM schema_migrations")
+            guard let row = rows.first else { throw StoreError.unavailable("schema_migrations: no row") }
+            let current = Int(try PostgresRecordRow(row).int64("version"))
+            guard current <= latest else {
+                throw StoreError.unavailable("database schema version \(current) is newer than this build's \(latest)")
+            }
+            for migration in migrations where migration.version > current {
+                for statement in migration.statements {
+                    try await db.execute(PostgresQuery(unsafeSQL: statement))
+                }
+                try await db.execute(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(migration.version), \(now))")
+            }
+            return (current, latest)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import PostgresNIO
+import VouchStore
+
+extension PostgresStore {
+    public func createApp(_ app: AppRecord) async throws {
+        try await single("createApp") { db in
+            try await db.execute("""
+                INSERT INTO apps (id, name, session_ttl_seconds, created_at)
+                VALUES (\(app.id), \(app.name), \(app.sessionTTLSeconds), \(app.createdAt))
+                """)
+        }
+    }
+
+    public func app(id: UUID) async throws -> AppRecord? {
+        try await single("app") { db in
+            try await db.rows("SELECT * FROM apps WHERE id = \(id)").first.map(AppRecord.init(postgres:))
+        }
+    }
+
+    /// Ties on `created_at` (same second) keep insertion order (`seq`), so the listing is stable.
+    public func apps() async throws -> [AppRecord] {
+        try await single("apps") { db in
+            try await db.rows("SELECT * FROM apps ORDER BY created_at, seq").map(AppRecord.init(postgres:))
+        }
+    }
+
+    /// One UPDATE: under READ COMMITTED it re-reads the row it waits for, so a field left `nil`
+    /// keeps the value a concurrent update just committed, and neither update is lost.
+    public func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
+        let updated = try await single("updateApp") { db in
+            try await db.rows("""
+                UPDATE apps SET name = COALESCE(\(name)::text, name),
+                    session_ttl_seconds = COALESCE(\(sessionTTLSeconds)::bigint, session_ttl_seconds)
+                WHERE id = \(id) RETURNING *
+                """).first.map(AppRecord.init(postgres:))
+        }
+        guard let updated else { throw StoreError.notFound }
+        return updated
+    }
+}

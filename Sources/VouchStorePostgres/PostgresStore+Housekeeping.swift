@@ -1,0 +1,43 @@
+import Foundation
+import Logging
+import PostgresNIO
+import VouchStore
+
+extension PostgresStore {
+    /// An INSERT … ON CONFLICT DO NOTHING then a SELECT: a concurrent first insert makes this one
+    /// wait and then do nothing, and the SELECT (a new snapshot under READ COMMITTED) reads the
+    /// value that won, on every instance.
+    public func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {
+        try await transaction("secret") { db in
+            try await db.execute("""
+                INSERT INTO server_secrets (name, value) VALUES (\(name), \(candidate.bytea)) ON CONFLICT (name) DO NOTHING
+                """)
+            guard let row = try await db.rows("SELECT value FROM server_secrets WHERE name = \(name)").first else {
+                throw StoreError.unavailable("server secret vanished after insert")
+            }
+            return try PostgresRecordRow(row).bytes("value")
+        }
+    }
+
+    /// Only rows strictly past their expiry go, as in the SQLite store. Several instances may
+    /// purge at once: each DELETE removes what is still there.
+    @discardableResult
+    public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
+        let started = ContinuousClock.now
+        let (nonces, registrationNonces, sessions) = try await transaction("purgeExpired") { db in
+            let nonces = try await db.count("DELETE FROM used_server_nonces WHERE expires_at < \(now) RETURNING 1")
+            let registrationNonces = try await db.count(
+                "DELETE FROM registration_nonces WHERE expires_at < \(now) RETURNING 1")
+            let (cutoff, overflow) = now.subtractingReportingOverflow(sessionGraceSeconds)
+            let sessions = overflow ? 0 : try await db.count(
+                "DELETE FROM sessions WHERE expires_at < \(cutoff) RETURNING 1")
+            return (nonces, registrationNonces, sessions)
+        }
+        let total = nonces + registrationNonces + sessions
+        logger.log(level: total == 0 ? .debug : .info, "purged expired rows", metadata: [
+            "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
+            "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
+        ])
+        return total
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import Synchronization
+import VouchStore
+
+/// The many-instance `Store`: any number of `vouch serve` processes on one PostgreSQL database.
+///
+/// Every guarantee of `Store` is kept by the database under its default isolation, READ
+/// COMMITTED, never by state in this process: single statements that decide (a conditional
+/// UPDATE, INSERT … ON CONFLICT), unique constraints, and the row lock an upsert takes on a user
+/// (docs/ARCHITECTURE.md lists what each method rests on). Nothing is cached, so a change made
+/// through one instance is what every other instance reads next.
+///
+/// Every operation is bounded by ``PostgresStoreOptions/timeout``: while the server is down an
+/// operation fails as `StoreError.unavailable` within that time, and the pool reconnects by
+/// itself once the server is back.
+///
+/// Call ``close()`` before dropping the store: it stops the connection pool.
+public final class PostgresStore: Store {
+    let client: PostgresClient
+    let options: PostgresStoreOptions
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    private let closed = Mutex(false)
+
+    private init(client: PostgresClient, runner: Task<Void, Never>, options: PostgresStoreOptions, logger: Logger) {
+        self.client = client
+        self.runner = runner
+        self.options = options
+        self.logger = logger
+    }
+
+    /// How long opening may wait for another instance's migration (the advisory lock).
+    static let migrationTimeout: Duration = .seconds(120)
+
+    /// Connects, migrates the database to the current schema (safely when several instances start
+    /// at once), and returns the store.
+    ///
+    /// - Throws: `StoreError.unavailable` when the server cannot be reached or the schema cannot
+    ///   be migrated; the message names the URL without its password.
+    public static func open(
+        url: PostgresDatabaseURL,
+        options: PostgresStoreOptions = PostgresStoreOptions(),
+        logger: Logger = Logger(label: "vouch.store.postgres")
+    ) async throws -> PostgresStore {
+        let started = ContinuousClock.now
+        let client = PostgresClient(configuration: try configuration(url: url, options: options),
+                                    backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        let store = PostgresStore(client: client, runner: runner, options: options, logger: logger)
+        do {
+            // Reaching the server is bounded by the ordinary timeout; only waiting for another
+            // instance's migration may take longer.
+            try await store.ping()
+            let (from, to) = try await store.run("migrate", timeout: migrationTimeout + options.timeout) { connection in
+                try await PostgresMigrations.apply(
+                    on: PostgresRunner(connection: connection, logger: logger),
+                    now: Int64(Date().timeIntervalSince1970), lockTimeout: migrationTimeout)
+            }
+            logger.info("opened PostgreSQL store", metadata: [
+                "database": "\(url.redacted)", "pool_size": "\(options.poolSize)",
+                "timeout": "\(options.timeout)", "schema_version_found": "\(from)", "schema_version": "\(to)",
+                "duration": "\(ContinuousClock.now - started)",
+            ])
+            return store
+        } catch {
+            try? await store.close()
+            let reason = (error as? StoreError).flatMap { if case .unavailable(let reason) = $0 { reason } else { nil } }
+            throw StoreError.unavailable("could not open \(url.redacted): \(reason ?? "\(error)")")
+        }
+    }
+
+    /// The pool's configuration: every wait bounded by the timeout, set on the server too
+    /// (`statement_timeout`, `lock_timeout`) so that a stuck statement ends there as well.
+    private static func configuration(url: PostgresDatabaseURL, options: PostgresStoreOptions) throws -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS
+        switch url.tlsMode {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(.makeClientConfiguration())
+        case .require: tls = .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password,
+            database: url.database, tls: tls)
+        configuration.options.maximumConnections = options.poolSize
+        configuration.options.minimumConnections = 0
+        configuration.options.connectTimeout = options.timeout
+        let milliseconds = String(options.timeoutMilliseconds)
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "vouch"),
+            ("statement_timeout", milliseconds),
+            ("lock_timeout", milliseconds),
+            // A transaction abandoned by a crashed caller must not hold its row locks for long.
+            ("idle_in_transaction_session_timeout", milliseconds),
+        ]
+        return configuration
+    }
+
+    // MARK: Running operations
+
+    /// Leases a connection and runs `body` on it, within the deadline; maps what it throws.
+    func run<T: Sendable>(
+        _ operation: String, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        guard !closed.withLock({ $0 }) else { throw StoreError.unavailable("the store is closed") }
+        let client = self.client
+        do {
+            return try await withDeadline(timeout ?? options.timeout, operation: operation) {
+                try await client.withConnection { connection in try await body(connection) }
+            }
+        } catch {
+            let mapped = StoreError.from(postgres: error)
+            if case StoreError.unavailable(let reason) = mapped {
+                logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(reason)"])
+            }
+            throw mapped
+        }
+    }
+
+    /// One statement (or a few that need no atomicity between them), on a leased connection.
+    func single<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresRunner) async throws -> T) async throws -> T {
+        let logger = self.logger
+        return try await run(operation) { connection in try await body(PostgresRunner(connection: connection, logger: logger)) }
+    }
+
+    /// `body` as one READ COMMITTED transaction: it commits entirely or, on any throw, not at all.
+    func transaction<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresRunner) async throws -> T) async throws -> T {
+        try await single(operation) { db in try await db.transaction { try await body(db) } }
+    }
+
+    // MARK: Store
+
+    public func ping() async throws {
+        try await single("ping") { db in try await db.execute("SELECT 1") }
+    }
+
+    /// Stops the pool (its connections close). Closing twice is harmless; any use afterwards
+    /// throws `StoreError.unavailable`.
+    public func close() async throws {
+        let closedNow = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard closedNow else { return }
+        runner.cancel()
+        await runner.value
+        logger.info("closed PostgreSQL store")
+    }
+}

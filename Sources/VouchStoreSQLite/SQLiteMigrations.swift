@@ -1,0 +1,163 @@
+import Logging
+import VouchStore
+
+
+/// One step of the SQLite schema. Shipped steps are never edited: a change is a new step appended
+/// to ``SQLiteMigrations/all``, so that every existing database reaches the same schema.
+struct SQLiteMigration: Sendable {
+    let version: Int
+    /// Several statements, because SQLite prepares only the first statement of a string.
+    let statements: [String]
+}
+
+enum SQLiteMigrations {
+    /// Every migration, in order. Later versions just append.
+    static let all: [SQLiteMigration] = [
+        SQLiteMigration(version: 1, statements: [
+            """
+            CREATE TABLE apps (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                session_ttl_seconds INTEGER NOT NULL,
+                created_at INTEGER NOT NULL
+            ) STRICT
+            """,
+            """
+            CREATE TABLE providers (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            ) STRICT
+            """,
+            """
+            CREATE TABLE provider_apps (
+                provider_id TEXT NOT NULL REFERENCES providers (id),
+                app_id TEXT NOT NULL REFERENCES apps (id),
+                PRIMARY KEY (provider_id, app_id)
+            ) STRICT, WITHOUT ROWID
+            """,
+            "CREATE INDEX provider_apps_by_app ON provider_apps (app_id)",
+            """
+            CREATE TABLE provider_keys (
+                id TEXT PRIMARY KEY NOT NULL,
+                provider_id TEXT NOT NULL REFERENCES providers (id),
+                status TEXT NOT NULL CHECK (status IN ('active', 'disabled', 'deleted')),
+                public_key_pem TEXT NOT NULL,
+                fingerprint TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            ) STRICT
+            """,
+            "CREATE INDEX provider_keys_by_provider ON provider_keys (provider_id, created_at)",
+            """
+            CREATE TABLE registration_secrets (
+                application_key TEXT PRIMARY KEY NOT NULL,
+                app_id TEXT NOT NULL REFERENCES apps (id),
+                secret BLOB NOT NULL,
+                created_at INTEGER NOT NULL
+            ) STRICT
+            """,
+            "CREATE INDEX registration_secrets_by_app ON registration_secrets (app_id)",
+            """
+            CREATE TABLE registration_nonces (
+                app_id TEXT NOT NULL REFERENCES apps (id),
+                nonce TEXT NOT NULL,
+                expires_at INTEGER NOT NULL,
+                PRIMARY KEY (app_id, nonce)
+            ) STRICT, WITHOUT ROWID
+            """,
+            "CREATE INDEX registration_nonces_by_expiry ON registration_nonces (expires_at)",
+            """
+            CREATE TABLE used_server_nonces (
+                hash BLOB PRIMARY KEY NOT NULL,
+                expires_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID
+            """,
+            "CREATE INDEX used_server_nonces_by_expiry ON used_server_nonces (expires_at)",
+            """
+            CREATE TABLE users (
+                app_id TEXT NOT NULL REFERENCES apps (id),
+                user_id TEXT NOT NULL,
+                display_name TEXT,
+                first_name TEXT,
+                last_name TEXT,
+                avatar_url TEXT,
+                suspended INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (app_id, user_id)
+            ) STRICT
+            """,
+            """
+            CREATE TABLE sessions (
+                token_hash BLOB PRIMARY KEY NOT NULL,
+                app_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                ended_at INTEGER,
+                end_reason TEXT CHECK (end_reason IN ('revoked', 'user_suspended')),
+                CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+                FOREIGN KEY (app_id, user_id) REFERENCES users (app_id, user_id)
+            ) STRICT, WITHOUT ROWID
+            """,
+            "CREATE INDEX sessions_by_user ON sessions (app_id, user_id)",
+            "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+            """
+            CREATE TABLE server_secrets (
+                name TEXT PRIMARY KEY NOT NULL,
+                value BLOB NOT NULL,
+                created_at INTEGER NOT NULL DEFAULT (unixepoch())
+            ) STRICT
+            """,
+        ]),
+        // Registration secrets can be retired: from `revoked_at` on they verify nothing.
+        SQLiteMigration(version: 2, statements: [
+            "ALTER TABLE registration_secrets ADD COLUMN revoked_at INTEGER",
+            "CREATE INDEX provider_keys_by_fingerprint ON provider_keys (provider_id, fingerprint)",
+        ]),
+    ]
+
+    /// Brings the database up to the newest version in one transaction: either every pending step
+    /// is applied and recorded in `schema_migrations`, or none is.
+    ///
+    /// Refuses a database whose recorded version is newer than this build knows, rather than
+    /// running old code against a schema it does not understand.
+    ///
+    /// - Returns: The version found and the version reached.
+    static func apply(
+        _ migrations: [SQLiteMigration] = all,
+        on db: SQLiteRunner,
+        now: Int64,
+        logger: Logger
+    ) throws -> (from: Int, to: Int) {
+        let versions = migrations.map(\.version)
+        guard let latest = versions.last, versions.first.map({ $0 > 0 }) == true,
+              zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw StoreError.unavailable("migration versions must be positive and strictly increasing")
+        }
+        return try db.transaction {
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY NOT NULL,
+                    applied_at INTEGER NOT NULL
+                ) STRICT
+                """)
+            let rows = try db.rows("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations")
+            guard let row = rows.first else { throw StoreError.unavailable("schema_migrations: no row") }
+            let current = Int(try row.int64("version"))
+            guard current <= latest else {
+                throw StoreError.unavailable(
+                    "database schema version \(current) is newer than this build's \(latest)")
+            }
+            for migration in migrations where migration.version > current {
+                for statement in migration.statements {
+                    try db.execute(statement)
+                }
+                try db.execute(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    [.int64(Int64(migration.version)), .int64(now)])
+            }
+            return (current, latest)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import VouchStore
+
+
+extension SQLiteStore {
+    public func createApp(_ app: AppRecord) async throws {
+        try await exclusive("createApp") { db in
+            try db.execute(
+                "INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, ?, ?, ?)",
+                [.uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt)])
+        }
+    }
+
+    public func app(id: UUID) async throws -> AppRecord? {
+        try await exclusive("app") { db in
+            try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(id)]).first.map(AppRecord.init(row:))
+        }
+    }
+
+    /// Ties on `created_at` (same second) keep insertion order, so the listing is stable.
+    public func apps() async throws -> [AppRecord] {
+        try await exclusive("apps") { db in
+            try db.rows("SELECT * FROM apps ORDER BY created_at, rowid").map(AppRecord.init(row:))
+        }
+    }
+
+    /// One statement: a field left `nil` keeps the value the row has when the statement runs, not
+    /// a value read earlier, so a concurrent update of the other field is never overwritten.
+    public func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
+        let updated = try await exclusive("updateApp") { db in
+            try db.rows(
+                """
+                UPDATE apps SET name = COALESCE(?, name), session_ttl_seconds = COALESCE(?, session_ttl_seconds)
+                WHERE id = ? RETURNING *
+                """,
+                [.optionalText(name), sessionTTLSeconds.map { .int64($0) } ?? .null, .uuid(id)]
+            ).first.map(AppRecord.init(row:))
+        }
+        guard let updated else { throw StoreError.notFound }
+        return updated
+    }
+}
+
+extension AppRecord {
+    init(row: SQLiteRow) throws {
+        self.init(
+            id: try row.uuid("id"),
+            name: try row.text("name"),
+            sessionTTLSeconds: try row.int64("session_ttl_seconds"),
+            createdAt: try row.int64("created_at"))
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+import VouchStore
+
+
+extension SQLiteStore {
+    /// Only rows strictly past their expiry go: a nonce still counts as used during its
+    /// `expiresAt` second (as `registrationNonceSeen` says), and a session stays readable for
+    /// `sessionGraceSeconds` after expiry so the server can still answer "expired" for it.
+    @discardableResult
+    public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
+        let started = ContinuousClock.now
+        let (nonces, registrationNonces, sessions) = try await transaction("purgeExpired") { db in
+            let nonces = try db.changes(
+                "DELETE FROM used_server_nonces WHERE expires_at < ?", [.int64(now)])
+            let registrationNonces = try db.changes(
+                "DELETE FROM registration_nonces WHERE expires_at < ?", [.int64(now)])
+            let (cutoff, overflow) = now.subtractingReportingOverflow(sessionGraceSeconds)
+            let sessions = overflow ? 0 : try db.changes(
+                "DELETE FROM sessions WHERE expires_at < ?", [.int64(cutoff)])
+            return (nonces, registrationNonces, sessions)
+        }
+        let total = nonces + registrationNonces + sessions
+        // Routine when nothing was due, worth a line when something went.
+        logger.log(level: total == 0 ? .debug : .info, "purged expired rows", metadata: [
+            "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
+            "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
+        ])
+        return total
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import VouchProtocol
+import VouchStore
+
+extension SQLiteStore {
+    public func createKey(_ key: KeyRecord) async throws {
+        try await exclusive("createKey") { db in
+            // One statement decides, so two uploads of one key cannot both get in.
+            let inserted = try db.changes(
+                """
+                INSERT INTO provider_keys (id, provider_id, status, public_key_pem, fingerprint, created_at)
+                SELECT ?, ?, ?, ?, ?, ?
+                WHERE NOT EXISTS (SELECT 1 FROM provider_keys WHERE provider_id = ? AND fingerprint = ?)
+                """,
+                [.uuid(key.id), .uuid(key.providerID), .text(key.status.rawValue), .text(key.publicKeyPEM),
+                 .text(key.fingerprint), .int64(key.createdAt), .uuid(key.providerID), .text(key.fingerprint)])
+            guard inserted == 1 else { throw StoreError.alreadyExists }
+        }
+    }
+
+    public func key(id: UUID) async throws -> KeyRecord? {
+        try await exclusive("key") { db in
+            try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(id)]).first.map(KeyRecord.init(row:))
+        }
+    }
+
+    public func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] {
+        try await exclusive("keys") { db in
+            try db.rows(
+                "SELECT * FROM provider_keys WHERE provider_id = ? ORDER BY created_at, rowid", [.uuid(providerID)]
+            ).map(KeyRecord.init(row:))
+        }
+    }
+
+    /// The UPDATE's own condition refuses a tombstone; when it changed nothing, the key is either
+    /// unknown or deleted, and a deleted key stays deleted, so reading which one afterwards is safe.
+    public func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord {
+        try await exclusive("setKeyStatus") { db in
+            let updated = try db.rows(
+                """
+                UPDATE provider_keys SET status = ?1
+                WHERE id = ?2 AND (status <> 'deleted' OR ?1 = 'deleted') RETURNING *
+                """,
+                [.text(status.rawValue), .uuid(id)]
+            ).first.map(KeyRecord.init(row:))
+            if let updated { return updated }
+            let exists = try db.rows("SELECT 1 FROM provider_keys WHERE id = ?", [.uuid(id)])
+            throw exists.isEmpty ? StoreError.notFound : StoreError.tombstone
+        }
+    }
+}
+
+extension KeyRecord {
+    init(row: SQLiteRow) throws {
+        guard let status = KeyStatus(rawValue: try row.text("status")) else {
+            throw StoreError.unavailable("corrupt row: column status has an unexpected value")
+        }
+        self.init(
+            id: try row.uuid("id"),
+            providerID: try row.uuid("provider_id"),
+            status: status,
+            publicKeyPEM: try row.text("public_key_pem"),
+            fingerprint: try row.text("fingerprint"),
+            createdAt: try row.int64("created_at"))
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import VouchStore
+
+
+extension SQLiteStore {
+    public func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws {
+        try await exclusive("createRegistrationSecret") { db in
+            try db.execute(
+                "INSERT INTO registration_secrets (application_key, app_id, secret, created_at) VALUES (?, ?, ?, ?)",
+                [.uuid(secret.applicationKey), .uuid(secret.appID), .bytes(secret.secret), .int64(secret.createdAt)])
+        }
+    }
+
+    public func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecretRecord? {
+        try await exclusive("registrationSecret") { db in
+            try db.rows(
+                "SELECT * FROM registration_secrets WHERE application_key = ?", [.uuid(applicationKey)]
+            ).first.map(RegistrationSecretRecord.init(row:))
+        }
+    }
+
+    public func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord] {
+        try await exclusive("registrationSecrets") { db in
+            try db.rows(
+                "SELECT * FROM registration_secrets WHERE app_id = ? ORDER BY created_at, rowid", [.uuid(appID)]
+            ).map(RegistrationSecretRecord.init(row:))
+        }
+    }
+
+    public func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
+        try await exclusive("revokeRegistrationSecret") { db in
+            // One statement decides: the earlier of the recorded and the requested time wins.
+            let rows = try db.rows(
+                """
+                UPDATE registration_secrets SET revoked_at = MIN(COALESCE(revoked_at, ?), ?)
+                WHERE application_key = ? AND app_id = ? RETURNING *
+                """,
+                [.int64(at), .int64(at), .uuid(applicationKey), .uuid(appID)])
+            guard let row = rows.first else { throw StoreError.notFound }
+            return try RegistrationSecretRecord(row: row)
+        }
+    }
+
+    /// A nonce still counts as seen during its `expiresAt` second; it is free from the next one on.
+    public func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
+        try await exclusive("registrationNonceSeen") { db in
+            let rows = try db.rows(
+                "SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
+                [.uuid(appID), .text(nonce), .int64(now)])
+            return !rows.isEmpty
+        }
+    }
+
+    public func serverNonceUsed(hash: [UInt8]) async throws -> Bool {
+        try await exclusive("serverNonceUsed") { db in
+            let rows = try db.rows("SELECT 1 FROM used_server_nonces WHERE hash = ?", [.bytes(hash)])
+            return !rows.isEmpty
+        }
+    }
+}
+
+extension RegistrationSecretRecord {
+    init(row: SQLiteRow) throws {
+        self.init(
+            applicationKey: try row.uuid("application_key"),
+            appID: try row.uuid("app_id"),
+            secret: try row.bytes("secret"),
+            createdAt: try row.int64("created_at"),
+            revokedAt: try row.optionalInt64("revoked_at"))
+    }
+}

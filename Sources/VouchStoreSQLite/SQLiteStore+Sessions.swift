@@ -1,0 +1,120 @@
+import Foundation
+import VouchStore
+
+
+extension SQLiteStore {
+    /// The nonce's use is written first and inside the same transaction as the session, with
+    /// BEGIN IMMEDIATE holding SQLite's write lock: of two sign-ins with one nonce, even from two
+    /// processes, the second finds the first's row and fails, and a failure leaves no trace.
+    public func createSession(_ session: NewSession) async throws -> UserRecord {
+        try await transaction("createSession") { db in
+            try Self.claim(session.nonce, at: session.createdAt, db)
+
+            let existing = try db.rows(
+                "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?",
+                [.uuid(session.appID), .text(session.userID)])
+            if let row = existing.first, try row.bool("suspended") {
+                throw StoreError.userSuspended
+            }
+
+            let profile = session.profile
+            let rows = try db.rows(
+                """
+                INSERT INTO users (app_id, user_id, display_name, first_name, last_name, avatar_url,
+                                   suspended, created_at, updated_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)
+                ON CONFLICT (app_id, user_id) DO UPDATE SET
+                    display_name = COALESCE(excluded.display_name, users.display_name),
+                    first_name = COALESCE(excluded.first_name, users.first_name),
+                    last_name = COALESCE(excluded.last_name, users.last_name),
+                    avatar_url = COALESCE(excluded.avatar_url, users.avatar_url),
+                    updated_at = excluded.updated_at
+                RETURNING *
+                """,
+                [.uuid(session.appID), .text(session.userID), .optionalText(profile.displayName),
+                 .optionalText(profile.firstName), .optionalText(profile.lastName),
+                 .optionalText(profile.avatarURL), .int64(session.createdAt)])
+            guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
+            let user = try UserRecord(row: row)
+
+            try db.execute(
+                "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                [.bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
+                 .int64(session.createdAt), .int64(session.expiresAt)])
+            return user
+        }
+    }
+
+    /// Records the nonce's use, or throws `.nonceAlreadyUsed`. A registration nonce whose previous
+    /// use expired before `now` is free again: its row is taken over rather than kept as a block.
+    private static func claim(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws {
+        let claimed: [SQLiteRow]
+        switch nonce {
+        case .serverNonce(let hash, let expiresAt):
+            claimed = try db.rows(
+                """
+                INSERT INTO used_server_nonces (hash, expires_at) VALUES (?, ?)
+                ON CONFLICT (hash) DO NOTHING
+                RETURNING 1
+                """,
+                [.bytes(hash), .int64(expiresAt)])
+        case .registrationNonce(let appID, let nonce, let expiresAt):
+            claimed = try db.rows(
+                """
+                INSERT INTO registration_nonces (app_id, nonce, expires_at) VALUES (?1, ?2, ?3)
+                ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
+                    WHERE registration_nonces.expires_at < ?4
+                RETURNING 1
+                """,
+                [.uuid(appID), .text(nonce), .int64(expiresAt), .int64(now)])
+        }
+        guard !claimed.isEmpty else { throw StoreError.nonceAlreadyUsed }
+    }
+
+    public func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
+        try await exclusive("session") { db in
+            try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
+                .first.map(SessionRecord.init(row:))
+        }
+    }
+
+    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+        try await exclusive("sessionAndUser") { db in
+            guard let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
+                .first.map(SessionRecord.init(row:)) else { return nil }
+            let user = try db.rows("SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+                                   [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
+            return (session, user)
+        }
+    }
+
+    public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
+        try await exclusive("revokeSession") { db in
+            try db.execute(
+                """
+                UPDATE sessions SET ended_at = ?, end_reason = ?
+                WHERE token_hash = ? AND ended_at IS NULL AND expires_at > ?
+                """,
+                [.int64(now), .text(SessionEndReason.revoked.rawValue), .bytes(tokenHash), .int64(now)])
+        }
+    }
+}
+
+extension SessionRecord {
+    init(row: SQLiteRow) throws {
+        let endReason = try row.optionalText("end_reason").map { text in
+            guard let reason = SessionEndReason(rawValue: text) else {
+                throw StoreError.unavailable("corrupt row: column end_reason has an unexpected value")
+            }
+            return reason
+        }
+        self.init(
+            tokenHash: try row.bytes("token_hash"),
+            appID: try row.uuid("app_id"),
+            userID: try row.text("user_id"),
+            createdAt: try row.int64("created_at"),
+            expiresAt: try row.int64("expires_at"),
+            endedAt: try row.optionalInt64("ended_at"),
+            endReason: endReason)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import VouchProtocol
+import VouchStore
+
+extension SQLiteStore {
+    public func user(appID: UUID, userID: String) async throws -> UserRecord? {
+        try await exclusive("user") { db in
+            try db.rows(
+                "SELECT * FROM users WHERE app_id = ? AND user_id = ?", [.uuid(appID), .text(userID)]
+            ).first.map(UserRecord.init(row:))
+        }
+    }
+
+    public func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
+        let (user, ended) = try await transaction("setSuspended") { db in
+            let rows = try db.rows(
+                """
+                INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+                ON CONFLICT (app_id, user_id) DO UPDATE SET suspended = excluded.suspended, updated_at = excluded.updated_at
+                RETURNING *
+                """,
+                [.uuid(appID), .text(userID), .bool(suspended), .int64(now)])
+            guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
+            let user = try UserRecord(row: row)
+            let ended = suspended
+                ? try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .userSuspended, db)
+                : 0
+            return (user, ended)
+        }
+        logger.info("set user suspension", metadata: [
+            "app_id": "\(appID.lowercased)", "suspended": "\(suspended)", "sessions_ended": "\(ended)",
+        ])
+        return user
+    }
+
+    public func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
+        try await exclusive("activeSessionCount") { db in
+            let rows = try db.rows(
+                """
+                SELECT COUNT(*) AS n FROM sessions
+                WHERE app_id = ? AND user_id = ? AND ended_at IS NULL AND expires_at > ?
+                """,
+                [.uuid(appID), .text(userID), .int64(now)])
+            guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
+            return Int(try row.int64("n"))
+        }
+    }
+
+    @discardableResult
+    public func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
+        let ended = try await exclusive("revokeSessions") { db in
+            try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .revoked, db)
+        }
+        logger.info("revoked sessions", metadata: ["app_id": "\(appID.lowercased)", "count": "\(ended)"])
+        return ended
+    }
+
+    /// Live means neither ended nor expired at `now`: an ended session keeps its first reason, and
+    /// an expired one stays as it was, so the server keeps telling "expired" for it.
+    static func endLiveSessions(
+        appID: UUID, userID: String, now: Int64, reason: SessionEndReason, _ db: SQLiteRunner
+    ) throws -> Int {
+        try db.changes(
+            """
+            UPDATE sessions SET ended_at = ?, end_reason = ?
+            WHERE app_id = ? AND user_id = ? AND ended_at IS NULL AND expires_at > ?
+            """,
+            [.int64(now), .text(reason.rawValue), .uuid(appID), .text(userID), .int64(now)])
+    }
+}
+
+extension UserRecord {
+    init(row: SQLiteRow) throws {
+        self.init(
+            appID: try row.uuid("app_id"),
+            userID: try row.text("user_id"),
+            profile: IdentityProfile(
+                displayName: try row.optionalText("display_name"),
+                firstName: try row.optionalText("first_name"),
+                lastName: try row.optionalText("last_name"),
+                avatarURL: try row.optionalText("avatar_url")),
+            suspended: try row.bool("suspended"))
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import VouchStore
+
+/// The single-instance `Store`: one SQLite file, one connection.
+///
+/// One connection, used by one operation at a time on the `SQLiteWorker`'s serial queue, because
+/// SQLite allows a single writer anyway and a transaction must not have another operation's
+/// statements run in the middle of it. Every guarantee of `Store` (a nonce used once, a suspension
+/// visible at once) then follows from SQLite's transactions, not from in-process state.
+///
+/// Call ``close()`` before dropping the store, so that the last operations finish first.
+public final class SQLiteStore: Store {
+    /// How long a statement waits for another process's write lock before failing as unavailable.
+    static let busyTimeoutMilliseconds = 5_000
+
+    let worker: SQLiteWorker
+    let logger: Logger
+
+    private init(worker: SQLiteWorker, logger: Logger) {
+        self.worker = worker
+        self.logger = logger
+    }
+
+    /// Opens (creating if needed) the database file at `path` and migrates it to the current schema.
+    ///
+    /// The file runs in WAL mode so that readers (a backup, the sqlite3 shell) do not block the
+    /// server, with `synchronous=FULL` so that a committed sign-in survives a power loss, and with
+    /// foreign keys enforced so that a session cannot name an app that does not exist.
+    ///
+    /// - Throws: `StoreError.unavailable` when the file cannot be opened or migrated; the
+    ///   connection is then closed again.
+    public static func open(
+        path: String,
+        logger: Logger = Logger(label: "vouch.store.sqlite")
+    ) async throws -> SQLiteStore {
+        let started = ContinuousClock.now
+        let worker: SQLiteWorker
+        do {
+            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger)
+        } catch {
+            throw StoreError.from(sqlite: error)
+        }
+        // From here on the connection must be closed on every failure. The worker runs the
+        // migration to its end even if the caller is cancelled meanwhile.
+        do {
+            let (from, to) = try await worker.run { db in
+                try configure(db)
+                return try SQLiteMigrations.apply(on: db, now: Int64(Date().timeIntervalSince1970), logger: logger)
+            }
+            logger.info("opened SQLite store", metadata: [
+                "path": "\(path)",
+                "schema_version_found": "\(from)",
+                "schema_version": "\(to)",
+                "duration": "\(ContinuousClock.now - started)",
+            ])
+            return SQLiteStore(worker: worker, logger: logger)
+        } catch {
+            _ = await worker.close()
+            let mapped = StoreError.from(sqlite: error)
+            logger.error("could not open SQLite store", metadata: ["path": "\(path)", "error": "\(mapped)"])
+            throw mapped
+        }
+    }
+
+    /// The per-connection settings; all must hold before the first transaction.
+    private static func configure(_ db: SQLiteRunner) throws {
+        let mode = try db.rows("PRAGMA journal_mode = WAL").first?.text("journal_mode")
+        guard mode?.lowercased() == "wal" else {
+            throw StoreError.unavailable("could not switch to WAL mode (journal_mode is \(mode ?? "unknown"))")
+        }
+        try db.execute("PRAGMA synchronous = FULL")
+        try db.execute("PRAGMA foreign_keys = ON")
+        // A stuck lock becomes an error, not a hang.
+        try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+    }
+
+    /// Runs `body` alone on the connection, and maps what it throws to `StoreError`.
+    ///
+    /// Used for reads and for single statements, which SQLite runs atomically by themselves.
+    func exclusive<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        do {
+            return try await worker.run(body)
+        } catch {
+            throw mapped(error, operation)
+        }
+    }
+
+    /// Runs `body` as one transaction: it commits entirely or, on any throw, rolls back entirely.
+    /// It may share its commit (and its fsync) with other operations waiting at the same time.
+    func transaction<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        do {
+            return try await worker.transaction(body)
+        } catch {
+            throw mapped(error, operation)
+        }
+    }
+
+    private func mapped(_ error: any Error, _ operation: String) -> any Error {
+        let mapped = StoreError.from(sqlite: error)
+        if case StoreError.unavailable(let reason) = mapped {
+            logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(reason)"])
+        }
+        return mapped
+    }
+
+    // MARK: Store
+
+    public func ping() async throws {
+        try await exclusive("ping") { db in try db.execute("SELECT 1") }
+    }
+
+    /// Closes the connection once every operation queued before it has finished. Closing twice is
+    /// harmless; any use afterwards throws `StoreError.unavailable`.
+    public func close() async throws {
+        if await worker.close() { logger.info("closed SQLite store") }
+    }
+}

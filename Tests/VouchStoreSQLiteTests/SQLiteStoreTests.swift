@@ -1,0 +1,284 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchStore
+import VouchStoreConformance
+import VouchTestSupport
+@testable import VouchStoreSQLite
+
+@Suite("SQLiteStore", .timeLimit(.minutes(2)))
+struct SQLiteStoreTests {
+    /// The shared `Store` conformance checks, each against a fresh database file.
+    @Test("conformance", arguments: StoreConformance.checks)
+    func conformance(_ check: StoreConformance.Check) async throws {
+        try await withTemporaryDirectory { directory in
+            // SQLite serves one instance: the race checks get the one store as every "instance"
+            // (closing it twice is harmless), so they race its callers, not several processes.
+            let conformance = StoreConformance { count in
+                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"))
+                return Array(repeating: store, count: count)
+            }
+            try await check.run(conformance)
+        }
+    }
+
+    @Test("WAL mode, synchronous=FULL, foreign keys and busy timeout are on")
+    func pragmas() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            try await withSQLiteStore(at: path) { store in
+                #expect(try await store.pragma("journal_mode") == "wal")
+                #expect(try await store.pragma("synchronous") == "2")
+                #expect(try await store.pragma("foreign_keys") == "1")
+                #expect(try await store.pragma("busy_timeout") == "\(SQLiteStore.busyTimeoutMilliseconds)")
+                try await store.createApp(makeApp())
+                #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+            }
+            // journal_mode=WAL is a property of the file: it persists.
+            try await withSQLiteStore(at: path) { store async throws in
+                #expect(try await store.pragma("journal_mode") == "wal")
+            }
+        }
+    }
+
+    @Test("migrations are recorded once and not re-applied on reopen")
+    func migrationsRecordedAndIdempotent() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let versions = SQLiteMigrations.all.map(\.version)
+            #expect(versions.first == 1)
+            let before = Int64(Date().timeIntervalSince1970)
+
+            let first = try await withSQLiteStore(at: path) { try await $0.appliedMigrations() }
+            #expect(first.map(\.version) == versions)
+            #expect(first.allSatisfy { $0.appliedAt >= before && $0.appliedAt <= before + 60 })
+
+            let app = makeApp()
+            try await withSQLiteStore(at: path) { try await $0.createApp(app) }
+            let second = try await withSQLiteStore(at: path) { store in
+                #expect(try await store.app(id: app.id) == app)
+                return try await store.appliedMigrations()
+            }
+            #expect(second.map(\.version) == versions)
+            #expect(second.map(\.appliedAt) == first.map(\.appliedAt))
+        }
+    }
+
+    @Test("an appended migration is applied once; a newer schema is refused by this build")
+    func appendedMigrationAndNewerSchema() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let latest = try #require(SQLiteMigrations.all.last?.version)
+            let next = SQLiteMigration(version: latest + 1, statements: [
+                "CREATE TABLE extra (x INTEGER NOT NULL) STRICT",
+                "INSERT INTO extra (x) VALUES (7)",
+            ])
+            try await withSQLiteStore(at: path) { store in
+                let logger = store.logger
+                let applied = try await store.exclusive("test") { db in
+                    try SQLiteMigrations.apply(SQLiteMigrations.all + [next], on: db, now: 42, logger: logger)
+                }
+                #expect(applied.from == latest)
+                #expect(applied.to == latest + 1)
+                let again = try await store.exclusive("test") { db in
+                    try SQLiteMigrations.apply(SQLiteMigrations.all + [next], on: db, now: 43, logger: logger)
+                }
+                #expect(again.from == latest + 1)
+                let recorded = try await store.appliedMigrations()
+                #expect(recorded.map(\.version) == SQLiteMigrations.all.map(\.version) + [latest + 1])
+                #expect(recorded.last?.appliedAt == 42)
+            }
+            // This build knows only up to `latest`: it must not run against the newer schema.
+            await #expect(throws: StoreError.unavailable(
+                "database schema version \(latest + 1) is newer than this build's \(latest)")) {
+                let store = try await SQLiteStore.open(path: path)
+                try await store.close()
+            }
+        }
+    }
+
+    @Test("a failed migration leaves the database as it was")
+    func failedMigrationRollsBack() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let latest = try #require(SQLiteMigrations.all.last?.version)
+            let broken = SQLiteMigration(version: latest + 1, statements: [
+                "CREATE TABLE half_done (x INTEGER) STRICT",
+                "THIS IS NOT SQL",
+            ])
+            try await withSQLiteStore(at: path) { store in
+                let logger = store.logger
+                await #expect(throws: StoreError.self) {
+                    try await store.exclusive("test") { db in
+                        try SQLiteMigrations.apply(SQLiteMigrations.all + [broken], on: db, now: 42, logger: logger)
+                    }
+                }
+                #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))
+                // The table of the failed step is gone with it.
+                await #expect(throws: StoreError.self) { try await store.execute(rawSQL: "SELECT * FROM half_done") }
+                try await store.ping()
+            }
+        }
+    }
+
+    @Test("data survives close and reopen of the same file")
+    func durability() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let app = makeApp()
+            let nonce = randomBytes()
+            let session = newSession(app: app.id, user: "u", profile: IdentityProfile(displayName: "D"),
+                                     nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600))
+            let secret = randomBytes()
+            let key = KeyRecord(id: UUID(), providerID: UUID(), status: .active, publicKeyPEM: "pem",
+                                fingerprint: "sha256:00", createdAt: t0)
+            try await withSQLiteStore(at: path) { store in
+                try await store.createApp(app)
+                let provider = ProviderRecord(id: key.providerID, name: "P", appIDs: [app.id], createdAt: t0)
+                try await store.createProvider(provider)
+                try await store.createKey(key)
+                _ = try await store.createSession(session)
+                #expect(try await store.secret(named: "s", orInsert: secret) == secret)
+            }
+            try await withSQLiteStore(at: path) { store async throws in
+                #expect(try await store.app(id: app.id) == app)
+                #expect(try await store.provider(id: key.providerID)?.appIDs == [app.id])
+                #expect(try await store.key(id: key.id) == key)
+                #expect(try await store.session(tokenHash: session.tokenHash)
+                        == SessionRecord(tokenHash: session.tokenHash, appID: app.id, userID: "u",
+                                         createdAt: t0, expiresAt: t0 + 3600))
+                #expect(try await store.user(appID: app.id, userID: "u")?.profile.displayName == "D")
+                #expect(try await store.serverNonceUsed(hash: nonce))
+                #expect(try await store.secret(named: "s", orInsert: randomBytes()) == secret)
+            }
+        }
+    }
+
+    @Test("UUIDs are stored as lower-case text")
+    func uuidsAreLowerCase() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
+                let app = makeApp()
+                try await store.createApp(app)
+                // Matches only if the stored text is exactly the lower-case spelling.
+                try await store.execute(rawSQL: "UPDATE apps SET name = 'found' WHERE id = '\(app.id.lowercased)'")
+                #expect(try await store.app(id: app.id)?.name == "found")
+            }
+        }
+    }
+
+    @Test("a corrupt row is reported as unavailable, not a crash")
+    func corruptRow() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
+                try await store.createApp(makeApp())
+                try await store.execute(rawSQL: "UPDATE apps SET id = 'not-a-uuid'")
+                await #expect(throws: StoreError.unavailable(
+                    "corrupt row: column id is missing or has an unexpected value")) {
+                    try await store.apps()
+                }
+                try await store.ping()
+            }
+        }
+    }
+
+    @Test("a file that is not a database fails to open, and the connection is closed again")
+    func openFailure() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("garbage.sqlite")
+            try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+            // The half-opened connection is closed again: nothing is left open to leak.
+            await #expect(throws: StoreError.self) {
+                let store = try await SQLiteStore.open(path: path)
+                try await store.close()
+            }
+        }
+    }
+
+    @Test("after close every operation is unavailable, and closing again is harmless")
+    func useAfterClose() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"))
+            try await store.close()
+            try await store.close()
+            await #expect(throws: StoreError.unavailable("the store is closed")) { try await store.ping() }
+            await #expect(throws: StoreError.unavailable("the store is closed")) { try await store.apps() }
+        }
+    }
+
+    /// Without the lock, a BEGIN would land inside another task's transaction and fail.
+    @Test("concurrent transactions and single statements do not interleave")
+    func concurrentOperations() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
+                let app = makeApp()
+                try await store.createApp(app)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<30 {
+                        group.addTask {
+                            switch index % 3 {
+                            case 0: _ = try await store.createSession(newSession(app: app.id, user: "u"))
+                            case 1: _ = try await store.secret(named: "s\(index % 2)", orInsert: randomBytes())
+                            default: _ = try await store.purgeExpired(now: t0, sessionGraceSeconds: 0)
+                            }
+                            _ = try await store.activeSessionCount(appID: app.id, userID: "u", now: t0)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 10)
+            }
+        }
+    }
+
+    @Test("group commit: of 200 concurrent sign-ins, each failure is its own and every success is durable")
+    func groupCommit() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let app = makeApp()
+            let reused = randomBytes()
+            let outcomes = try await withSQLiteStore(at: path) { store in
+                try await store.createApp(app)
+                try await store.setSuspended(appID: app.id, userID: "suspended", suspended: true, now: t0)
+                return try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            // Every fourth reuses one nonce, every seventh is a suspended user: the
+                            // operations that fail share commits with those that succeed.
+                            let nonce: NonceClaim = index % 4 == 0
+                                ? .serverNonce(hash: reused, expiresAt: t0 + 600)
+                                : .serverNonce(hash: randomBytes(), expiresAt: t0 + 600)
+                            let user = index % 7 == 0 ? "suspended" : "user-\(index)"
+                            do {
+                                _ = try await store.createSession(newSession(app: app.id, user: user, nonce: nonce))
+                                return (index, "created")
+                            } catch StoreError.nonceAlreadyUsed {
+                                return (index, "nonce")
+                            } catch StoreError.userSuspended {
+                                return (index, "suspended")
+                            }
+                        }
+                    }
+                    var outcomes: [Int: String] = [:]
+                    for try await (index, outcome) in group { outcomes[index] = outcome }
+                    return outcomes
+                }
+            }
+            let created = outcomes.keys.filter { outcomes[$0] == "created" }
+            let createdWithReusedNonce = created.filter { $0 % 4 == 0 }
+            #expect(createdWithReusedNonce.count == 1, "one nonce, one session: \(createdWithReusedNonce.sorted())")
+            #expect(outcomes.keys.filter { outcomes[$0] == "suspended" }.allSatisfy { $0 % 7 == 0 })
+            #expect(created.allSatisfy { $0 % 7 != 0 })
+            #expect(outcomes.count == 200)
+            // Reopened: exactly the acknowledged sessions are there, nothing of the refused ones.
+            try await withSQLiteStore(at: path) { store in
+                var live = 0
+                for index in 0..<200 where index % 7 != 0 {
+                    live += try await store.activeSessionCount(appID: app.id, userID: "user-\(index)", now: t0)
+                }
+                #expect(live == created.count)
+                #expect(try await store.user(appID: app.id, userID: "suspended")?.suspended == true)
+            }
+        }
+    }
+}
