@@ -40,7 +40,7 @@ public enum VouchServer {
             .register(RouteRegistrar(router: AdminArea.group(on: router, adminToken: adminToken), table: table))
         DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
                         sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
-                        clock: clocks.now)
+                        signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime), clock: clocks.now)
             .register(on: router, table: table)
 
         var app = Application(

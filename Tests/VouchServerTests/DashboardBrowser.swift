@@ -16,6 +16,20 @@ final class DashboardBrowser: Sendable {
 
     func shutdown() async throws { try await client.shutdown() }
 
+    /// Runs `body` with a browser against a live server, always shutting the browser down.
+    static func run(_ body: @Sendable (LiveServer, DashboardBrowser) async throws -> Void) async throws {
+        try await LiveServer.run { server in
+            let browser = DashboardBrowser(baseURL: server.baseURL)
+            do {
+                try await body(server, browser)
+            } catch {
+                try? await browser.shutdown()
+                throw error
+            }
+            try await browser.shutdown()
+        }
+    }
+
     var cookies: [String: String] { jar.withLock { $0 } }
     func setCookie(_ name: String, _ value: String?) { jar.withLock { $0[name] = value } }
 

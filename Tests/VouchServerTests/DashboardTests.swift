@@ -6,18 +6,8 @@ import VouchStore
 
 @Suite("Dashboard over real HTTP")
 struct DashboardTests {
-    /// Runs `body` with a browser against a live server, always shutting the browser down.
     private func withBrowser(_ body: @Sendable (LiveServer, DashboardBrowser) async throws -> Void) async throws {
-        try await LiveServer.run { server in
-            let browser = DashboardBrowser(baseURL: server.baseURL)
-            do {
-                try await body(server, browser)
-            } catch {
-                try? await browser.shutdown()
-                throw error
-            }
-            try await browser.shutdown()
-        }
+        try await DashboardBrowser.run(body)
     }
 
     @Test("/ and /dashboard lead to the sign-in page; pages carry a strict CSP")
@@ -55,6 +45,19 @@ struct DashboardTests {
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Max-Age="))
             #expect(!cookie.contains("Secure"), "plain HTTP here: Secure only with --secure-cookies")
             #expect(try await browser.get("/dashboard/apps").status == 200)
+        }
+    }
+
+    @Test("sign-in attempts are rate limited per client: a burst of 10, then 429 with Retry-After")
+    func signInRateLimit() async throws {
+        try await withBrowser { server, browser in
+            for _ in 0..<10 { #expect(try await browser.signIn(token: "wrong").status == 403) }
+            let limited = try await browser.signIn(token: LiveServer.adminToken)
+            #expect(limited.status == 429)
+            #expect(limited.header("Retry-After") != nil)
+            #expect(browser.cookies["vouch_dashboard"] == nil)
+            server.clock.advance(by: 1)
+            #expect(try await browser.signIn(token: LiveServer.adminToken).status == 303)
         }
     }
 
@@ -140,6 +143,15 @@ struct DashboardTests {
 
 @Suite("Dashboard sessions")
 struct DashboardSessionTests {
+    @Test("cookies are Secure only when the server is told browsers reach it over HTTPS")
+    func secureCookies() {
+        let plain = DashboardCookies(secure: false).set("vouch_dashboard", "t", maxAge: 60)
+        let secure = DashboardCookies(secure: true).set("vouch_dashboard", "t", maxAge: 60)
+        #expect(plain == "vouch_dashboard=t; Path=/dashboard; Max-Age=60; HttpOnly; SameSite=Strict")
+        #expect(secure == plain + "; Secure")
+        #expect(DashboardCookies(secure: true).clear("vouch_dashboard").contains("Max-Age=0"))
+    }
+
     @Test("bounded in count (oldest goes first) and in time")
     func bounded() async {
         let clock = ManualClock(1_000)

@@ -142,7 +142,8 @@ class Steps:
     def mint(self, provider, key, private_key, user, nonce):
         return subprocess.check_output(
             [self.binary, "token", "mint", "--provider-id", provider, "--key-id", key, "--private-key", private_key,
-             "--user-id", user, "--nonce", nonce], text=True).strip()
+             # `--nonce=…`: a base64url nonce may start with `-`.
+             "--user-id", user, "--nonce=" + nonce], text=True).strip()
 
     def nonce(self):
         status, body = self.server.post_json("/nonces", None)

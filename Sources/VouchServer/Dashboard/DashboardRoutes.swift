@@ -14,6 +14,9 @@ struct DashboardRoutes: Sendable {
     let adminToken: AdminToken
     let sessions: DashboardSessions
     let cookies: DashboardCookies
+    /// Sign-in attempts per client address: 5 a second, bursts of 10. The admin token cannot be
+    /// guessed, but nobody should be able to try.
+    let signInLimiter: RateLimiter
     let renderer = DashboardRenderer()
     let clock: @Sendable () -> Int64
 
@@ -25,7 +28,7 @@ struct DashboardRoutes: Sendable {
 
         let open = RouteRegistrar(router: router.group().add(middleware: DashboardErrorMiddleware(renderer: renderer)), table: table)
         open.on(.get, "/dashboard/sign-in") { _, _ in signInPage() }
-        open.on(.post, "/dashboard/sign-in") { request, _ in try await signIn(request) }
+        open.on(.post, "/dashboard/sign-in") { request, context in try await signIn(request, context) }
         open.on(.get, "/dashboard/assets/:file") { _, context in try asset(context.parameters.get("file") ?? "") }
 
         let signedIn = RouteRegistrar(router: router.group()
@@ -52,7 +55,12 @@ struct DashboardRoutes: Sendable {
                              cookies: [cookies.set(DashboardCookies.signIn, token, maxAge: 3600)])
     }
 
-    private func signIn(_ request: Request) async throws -> Response {
+    private func signIn(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+        if let wait = await signInLimiter.acquire(client: context.clientIP) {
+            var response = signInPage(error: "Too many sign-in attempts; try again in \(wait) s.", status: .tooManyRequests)
+            response.headers[.retryAfter] = String(wait)
+            return response
+        }
         let form = try await DashboardForm.read(request)
         guard let expected = DashboardCookies.value(DashboardCookies.signIn, in: request.headers), let sent = form["csrf"],
               ConstantTime.equal(Array(sent.utf8), Array(expected.utf8)) else {
