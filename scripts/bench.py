@@ -85,19 +85,23 @@ def parse_wrk(output):
 
 
 def database_cpu_seconds():
-    """CPU of every PostgreSQL process on the machine (the benchmark's cluster is the only one)."""
-    total = 0.0
+    """CPU seconds of every PostgreSQL process on the machine (the benchmark's cluster is the only
+    one), by pid, so that a backend that exits during a run does not count against it."""
+    seconds = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/comm") as handle:
-                if handle.read().strip() != "postgres":
-                    continue
-            total += cpu_seconds(int(entry))
+                if handle.read().strip() == "postgres":
+                    seconds[int(entry)] = cpu_seconds(int(entry))
         except OSError:
             continue
-    return total
+    return seconds
+
+
+def database_cpu_since(before):
+    return sum(value - before.get(pid, 0.0) for pid, value in database_cpu_seconds().items())
 
 
 def measure(name, pids, targets, seconds, connections, with_database=False, **kwargs):
@@ -105,7 +109,7 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
     connections split between them; server CPU is summed over `pids`."""
     targets = [target if isinstance(target, tuple) else (target, None) for target in targets]
     before = sum(cpu_seconds(pid) for pid in pids)
-    database_before = database_cpu_seconds() if with_database else 0
+    database_before = database_cpu_seconds() if with_database else {}
     share = max(1, connections // len(targets))
     runs = [start_wrk(url, seconds, share, env=env, **kwargs) for url, env in targets]
     parts = []
@@ -126,7 +130,7 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
     served = result.get("created", result["requests"] - result["non2xx"])
     result["served"] = served
     result["cpu_us"] = (sum(cpu_seconds(pid) for pid in pids) - before) / max(served, 1) * 1e6
-    result["db_cpu_us"] = (database_cpu_seconds() - database_before) / max(served, 1) * 1e6 if with_database else None
+    result["db_cpu_us"] = database_cpu_since(database_before) / max(served, 1) * 1e6 if with_database else None
     result["served_rps"] = served / seconds
     return result
 
