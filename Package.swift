@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VouchStoreSQLite", targets: ["VouchStoreSQLite"]),
         .library(name: "VouchStorePostgres", targets: ["VouchStorePostgres"]),
         .library(name: "VouchServer", targets: ["VouchServer"]),
+        .library(name: "VouchClient", targets: ["VouchClient"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     dependencies: [
@@ -30,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -107,6 +111,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
@@ -125,6 +132,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -148,6 +156,33 @@ let package = Package(
             path: "Sources/VouchBenchmark",
             swiftSettings: strict
         ),
+        // The client SDK: Foundation and VouchProtocol only, so that it builds for Apple platforms too.
+        .target(
+            name: "VouchClient",
+            dependencies: ["VouchProtocol"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "vouch-client-example",
+            dependencies: ["VouchClient"],
+            path: "Examples/SignIn",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchClientTests",
+            dependencies: [
+                "VouchClient",
+                "VouchProtocol",
+                "VouchServer",
+                "VouchStore",
+                "VouchStoreSQLite",
+                "VouchTokens",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "VouchProtocolTests",
             dependencies: ["VouchProtocol"],
@@ -162,6 +197,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            resources: [.copy("Vectors")],
             swiftSettings: strict
         ),
         .testTarget(

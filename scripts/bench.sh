@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# The benchmark command of docs/PERFORMANCE.md: the floor (OpenSSL's RSA-2048) and Vouch's own
-# figures, in one run on one machine, from a release build. With VOUCH_BENCH_DATABASE_URL set to a
-# PostgreSQL server (e.g. from scripts/pg-cluster.sh), the HTTP figures are also measured on
-# PostgreSQL, with one and with two server instances.
+# The benchmark command of docs/PERFORMANCE.md. Builds `vouch` and `vouch-benchmark` in release
+# mode (in .build-release, so the tests' debug build is left alone), then runs scripts/bench.py:
+# floors and Vouch's figures in one run on one machine. Needs wrk (apt-get install wrk).
+#
+#   ./scripts/bench.sh [--seconds 10] [--signins 40000] [--connections 64]
+#   ./scripts/bench.sh --smoke      # tiny counts on the debug build: proves it runs (CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-3}"
-
-# A scratch path of its own, so the release build never invalidates the debug build the tests use.
+command -v wrk >/dev/null || { echo "bench.sh: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+if [[ " $* " == *" --smoke "* ]]; then
+  swift build --product vouch-benchmark >/dev/null
+  exec python3 scripts/bench.py --bin .build/debug "$@"
+fi
+swift build -c release --scratch-path .build-release --product vouch
 swift build -c release --scratch-path .build-release --product vouch-benchmark
-echo "== machine"
-uname -srm
-grep -m1 "model name" /proc/cpuinfo 2>/dev/null || sysctl -n machdep.cpu.brand_string 2>/dev/null || true
-echo "== floor: openssl speed rsa2048 (one core)"
-openssl speed -seconds "$seconds" rsa2048 2>/dev/null | tail -n 2
-echo "== vouch"
-.build-release/release/vouch-benchmark "$seconds"
+exec python3 scripts/bench.py --bin .build-release/release "$@"

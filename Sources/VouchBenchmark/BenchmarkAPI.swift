@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import VouchProtocol
 import VouchTokens
 
@@ -13,16 +13,8 @@ struct BenchmarkAPI: Sendable {
         let minter: LayerTokenMinter
     }
 
-    /// One base URL per server instance; calls go to them in turn, as a round-robin load
-    /// balancer would send them.
-    let bases: [String]
+    let base: String
     let admin: String
-    private let turn = RoundRobin()
-
-    init(bases: [String], admin: String) {
-        self.bases = bases
-        self.admin = admin
-    }
 
     func setUp() async throws -> World {
         let app = try await call(.POST, "/admin/apps", #"{"name":"bench"}"#, admin: true, expect: 201)
@@ -54,7 +46,7 @@ struct BenchmarkAPI: Sendable {
 
     private func call(_ method: HTTPMethod, _ path: String, _ body: String?, admin: Bool = false,
                       headers: [String: String] = [:], expect: UInt) async throws -> Data {
-        var request = HTTPClientRequest(url: bases[turn.next(bases.count)] + path)
+        var request = HTTPClientRequest(url: base + path)
         request.method = method
         if admin { request.headers.add(name: "Authorization", value: "Bearer \(self.admin)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -75,19 +67,5 @@ struct BenchmarkAPI: Sendable {
             throw BenchmarkError("no \(name) in \(String(decoding: data, as: UTF8.self))")
         }
         return value
-    }
-}
-
-import NIOHTTP1
-
-/// The next index of a round robin, shared by concurrent callers.
-final class RoundRobin: Sendable {
-    private let counter = Mutex(0)
-
-    func next(_ count: Int) -> Int {
-        counter.withLock { value in
-            defer { value &+= 1 }
-            return value % count
-        }
     }
 }

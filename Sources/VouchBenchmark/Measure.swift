@@ -18,9 +18,10 @@ struct Measurement {
         return Double(operations) / seconds
     }
 
+    var cpuMicros: Double { cpuSeconds * 1e6 / Double(max(operations, 1)) }
+
     var line: String {
         let micros = 1e6 / perSecond
-        let cpuMicros = cpuSeconds * 1e6 / Double(max(operations, 1))
         return "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", perSecond)) ops/s  \(String(format: "%9.1f", micros)) µs/op  \(String(format: "%8.1f", cpuMicros)) µs CPU/op  (n=\(operations))"
     }
 

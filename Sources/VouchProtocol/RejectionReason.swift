@@ -51,7 +51,7 @@ public enum RejectionReason: String, Codable, Sendable, CaseIterable, Comparable
         case .headerParamWrongType:
             "Invalid header. Wrong type (`data.param`)."
         case .headerParamWrongValue:
-            "Invalid header. `typ` should be `JWT`, `alg` `RS256`, `cty` `layer-eit;v=1`; any `crit` is refused."
+            "Invalid header. `typ` should be `JWT` (or `JWS`), `alg` `RS256`, `cty` `layer-eit;v=1`; any `crit` is refused."
         case .keyMalformed:
             "The Key ID you specified is malformed (`layer:///keys/` followed by something that is not a UUID)."
         case .keyNotFound:

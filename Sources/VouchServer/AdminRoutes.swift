@@ -5,7 +5,8 @@ import VouchProtocol
 import VouchStore
 import VouchTokens
 
-/// The admin API of PROTOCOL §4, behind the admin bearer token.
+/// The admin API of PROTOCOL §4. Registered only on `AdminArea`'s group, whose middleware has
+/// authenticated the admin bearer token before any handler here runs.
 struct AdminRoutes {
     static let sessionTTLRange: ClosedRange<Int64> = 30...31_536_000
     static let defaultSessionTTL: Int64 = 2_592_000
@@ -13,8 +14,9 @@ struct AdminRoutes {
 
     let store: any Store
     let authenticator: Authenticator
-    let adminTokenHash: [UInt8]
     let clock: @Sendable () -> Int64
+
+    private var operations: AdminOperations { AdminOperations(store: store, clock: clock) }
 
     func register(_ routes: RouteRegistrar<VouchRequestContext>) {
         routes.on(.post, "/admin/apps", admin(createApp))
@@ -32,22 +34,26 @@ struct AdminRoutes {
         routes.on(.delete, "/admin/keys/:key", admin { _, context in try await deleteKey(context) })
         routes.on(.post, "/admin/apps/:app/registration-secrets", admin { _, context in try await createSecret(context) })
         routes.on(.get, "/admin/apps/:app/registration-secrets", admin { _, context in try await listSecrets(context) })
-        routes.on(.post, "/admin/apps/:app/registration-secrets/:key/revoke", admin(revokeSecret))
+        routes.on(.delete, "/admin/apps/:app/registration-secrets/:key", admin { request, context in
+            _ = try await revokeSecret(request, context)
+            return JSONResponse.noContent()
+        })
+        routes.on(.post, "/admin/apps/:app/registration-secrets/:key/revoke", admin { request, context in
+            let (revoked, now) = try await revokeSecret(request, context)
+            return JSONResponse.make(revoked.summary(at: now))
+        })
         routes.on(.get, "/admin/apps/:app/users/:user", admin { _, context in try await showUser(context) })
         routes.on(.patch, "/admin/apps/:app/users/:user", admin(updateUser))
         routes.on(.delete, "/admin/apps/:app/users/:user/sessions", admin { _, context in try await revokeUserSessions(context) })
         routes.on(.post, "/admin/tools/validate-identity-token", admin(validateToken))
     }
 
-    /// Wraps a handler with the admin-token check (constant-time, on hashes).
+    /// Defence in depth: the group's middleware authenticated the request; a handler still
+    /// refuses to run for a context that no authentication stamped.
     private func admin(_ handler: @escaping @Sendable (Request, VouchRequestContext) async throws -> Response)
         -> @Sendable (Request, VouchRequestContext) async throws -> Response {
-        let expected = adminTokenHash
-        return { request, context in
-            guard let header = request.headers[.authorization], let token = header.dropPrefix(caseInsensitive: "Bearer "),
-                  ConstantTime.equal(Array(SHA256.hash(data: Array(token.utf8))), expected) else {
-                throw APIError.accessDenied
-            }
+        { request, context in
+            guard context.adminPrincipal != nil else { throw APIError.accessDenied }
             return try await handler(request, context)
         }
     }
@@ -104,15 +110,7 @@ struct AdminRoutes {
     private func bind(_ context: VouchRequestContext, bound: Bool) async throws -> Response {
         let providerID = try PathID.uuid(context, "provider", what: "Provider")
         let appID = try PathID.uuid(context, "app", what: "App")
-        do {
-            if bound {
-                try await store.bindProvider(providerID, toApp: appID)
-            } else {
-                try await store.unbindProvider(providerID, fromApp: appID)
-            }
-        } catch StoreError.notFound {
-            throw APIError.notFound("Provider or app")
-        }
+        try await operations.setBinding(provider: providerID, app: appID, bound: bound)
         return JSONResponse.noContent()
     }
 
@@ -128,14 +126,7 @@ struct AdminRoutes {
         case (.some, true):
             throw APIError.invalidProperty("generate", "Send either `public_key` or `generate: true`, not both.")
         case (.some(let pem), false):
-            guard pem.utf8.count <= 16 * 1024 else { throw APIError.invalidProperty("public_key", "The public key is too large.") }
-            do {
-                publicKey = try PublicKeyInfo(pem: pem)
-            } catch .tooSmall(let bits) {
-                throw APIError.invalidProperty("public_key", "The RSA key has \(bits) bits; at least 2048 are required.")
-            } catch {
-                throw APIError.invalidProperty("public_key", "`public_key` must be an RSA public key in PEM (BEGIN PUBLIC KEY).")
-            }
+            publicKey = try AdminOperations.publicKey(fromPEM: pem)
         case (.none, true):
             let pair = try RSAKeyPair.generate()
             publicKey = try PublicKeyInfo(pem: pair.publicKeyPEM)
@@ -143,15 +134,7 @@ struct AdminRoutes {
         case (.none, false):
             throw APIError.missingProperty("public_key")
         }
-        let key = KeyRecord(id: UUID(), providerID: providerID, status: .active, publicKeyPEM: publicKey.pem,
-                            fingerprint: publicKey.fingerprint, createdAt: clock())
-        do {
-            try await store.createKey(key)
-        } catch StoreError.alreadyExists {
-            throw APIError(.conflict, "The provider already has this key (\(publicKey.fingerprint)); "
-                + "a key is uploaded once, and a deleted key cannot be uploaded again.",
-                data: ["fingerprint": .string(publicKey.fingerprint)])
-        }
+        let key = try await operations.addKey(publicKey, to: providerID)
         var response = key.response
         response.privateKey = privateKeyPEM
         return JSONResponse.make(response, status: .created)
@@ -211,7 +194,9 @@ struct AdminRoutes {
         return JSONResponse.make(try await store.registrationSecrets(appID: app.id).map { $0.summary(at: now) })
     }
 
-    private func revokeSecret(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
+    /// `DELETE …/registration-secrets/<key>` (the contract's spelling, 204) and
+    /// `POST …/<key>/revoke` (the same, answering with the secret's new standing).
+    private func revokeSecret(_ request: Request, _ context: VouchRequestContext) async throws -> (RegistrationSecretRecord, Int64) {
         let app = try await existingApp(context)
         let applicationKey = try PathID.uuid(context, "key", what: "Registration secret")
         let body = try await RequestBodyReader.decodeIfPresent(RevokeRegistrationSecretRequest.self, from: request, context: context)
@@ -221,8 +206,7 @@ struct AdminRoutes {
         }
         let now = clock()
         do {
-            let revoked = try await store.revokeRegistrationSecret(applicationKey: applicationKey, appID: app.id, at: now + grace)
-            return JSONResponse.make(revoked.summary(at: now))
+            return (try await store.revokeRegistrationSecret(applicationKey: applicationKey, appID: app.id, at: now + grace), now)
         } catch StoreError.notFound {
             throw APIError.notFound("Registration secret")
         }
@@ -262,7 +246,8 @@ struct AdminRoutes {
     private func validateToken(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
         let body = try await RequestBodyReader.decode(ValidateTokenRequest.self, from: request, context: context)
         let (token, app) = try await AppLookup.tokenAndApp(body, store: store)
-        return JSONResponse.make(try await authenticator.validate(identityToken: token, app: app))
+        let answer = try await authenticator.validate(identityToken: token, app: app)
+        return JSONResponse.make(answer, echoing: ["header": .object(answer.header), "claims": .object(answer.claims)])
     }
 
     // MARK: Lookups

@@ -15,9 +15,12 @@ public struct Authenticator: Sendable {
     let verifier: TokenVerifier
     let nonces: NonceIssuer
     let clock: @Sendable () -> Int64
+    let parsedKeys = ParsedKeyCache()
 
     /// The verifier's view of the world at `now` (a retired registration secret verifies nothing).
-    func context(now: Int64) -> StoreVerificationContext { StoreVerificationContext(store: store, nonces: nonces, now: now) }
+    func context(now: Int64) -> StoreVerificationContext {
+        StoreVerificationContext(store: store, nonces: nonces, parsedKeys: parsedKeys, now: now)
+    }
 
     /// A fresh nonce; bound to `appID` when given, so that it admits a sign-in to that app only.
     func issueNonce(appID: UUID? = nil) -> NonceResponse {
@@ -75,11 +78,10 @@ public struct Authenticator: Sendable {
         guard let token = SessionCredentials.token(fromAuthorization: authorization) else {
             throw challenge(.missingCredentials)
         }
-        guard let session = try await store.session(tokenHash: SessionToken.hash(token)) else {
+        guard let (session, stored) = try await store.sessionAndUser(tokenHash: SessionToken.hash(token)) else {
             throw challenge(.sessionUnknown)
         }
-        let user = try await store.user(appID: session.appID, userID: session.userID)
-            ?? UserRecord(appID: session.appID, userID: session.userID, profile: IdentityProfile(), suspended: false)
+        let user = stored ?? UserRecord(appID: session.appID, userID: session.userID, profile: IdentityProfile(), suspended: false)
         // The session's app is known: its challenge nonce admits a sign-in to that app only.
         if user.suspended { throw challenge(.userSuspended, appID: session.appID) }
         if session.endedAt != nil { throw challenge(.sessionRevoked, appID: session.appID) }

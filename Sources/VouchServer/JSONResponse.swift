@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import VouchProtocol
+import VouchTokens
 
 /// JSON bodies in the one spelling every answer uses: `application/json; charset=utf-8`,
 /// sorted keys (stable output for tests and diffs), slashes unescaped (ids are `layer:///…`).
@@ -22,6 +24,22 @@ enum JSONResponse {
             status: finalStatus,
             headers: [.contentType: contentType, .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A body that echoes untrusted JSON exactly as it was received: `members` (parsed by
+    /// `StrictJSON`, number literals kept) replace the same-named members of `value`'s encoding.
+    /// Foundation would print `1700000000.0` as `1700000000`, hiding from a developer the very
+    /// thing `eit_claim_wrong_type` is about.
+    static func make(_ value: some Encodable, echoing members: [String: JSONValue], status: HTTPResponse.Status = .ok) -> Response {
+        guard let encoded = try? encoder().encode(value),
+              case .object(var object) = try? StrictJSON(maximumDepth: 128).parse(Array(encoded)) else {
+            return make(value, status: status)
+        }
+        object.merge(members) { _, echoed in echoed }
+        return Response(
+            status: status,
+            headers: [.contentType: contentType, .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: CanonicalJSON.serialize(.object(object)))))
     }
 
     /// The bytes of a body, for the few answers written below Hummingbird (connection errors).

@@ -32,9 +32,10 @@ final class RouteTableBox: Sendable {
     }
 }
 
-/// Registers handlers on a router and records them in the route table.
+/// Registers handlers on a router or a route group (whose middleware then guards them) and
+/// records them in the route table.
 struct RouteRegistrar<Context: RequestContext> {
-    let router: Router<Context>
+    let router: any RouterMethods<Context>
     let table: RouteTableBox
 
     func on(_ method: HTTPRequest.Method, _ path: String,

@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     public var expiredSessionGraceSeconds: Int64
     /// How long a connection may stay silent, and a request may take to arrive.
     public var connectionLimits: ConnectionLimits
+    /// Marks the dashboard's cookies `Secure`: set it when browsers reach the server over HTTPS
+    /// (a TLS-terminating proxy in front), so the session cookie never travels in clear text.
+    public var secureCookies = false
 
     public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
                 adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,
@@ -36,7 +39,8 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
     public var description: String {
         "ServerConfiguration(host: \(host), port: \(port), rateLimit: \(rateLimit), leewaySeconds: \(leewaySeconds), "
             + "adminToken: <redacted>, purgeIntervalSeconds: \(purgeIntervalSeconds), "
-            + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds), connectionLimits: \(connectionLimits))"
+            + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds), connectionLimits: \(connectionLimits), "
+            + "secureCookies: \(secureCookies))"
     }
 
     public var debugDescription: String { description }
@@ -46,6 +50,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
             "host": host, "port": port, "rateLimit": rateLimit, "leewaySeconds": leewaySeconds,
             "adminToken": "<redacted>", "purgeIntervalSeconds": purgeIntervalSeconds,
             "expiredSessionGraceSeconds": expiredSessionGraceSeconds, "connectionLimits": connectionLimits,
+            "secureCookies": secureCookies,
         ])
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses the two `Authorization` forms of PROTOCOL §3:
 /// `Layer session-token="<t>"` (or single quotes) and `Bearer <t>`.
 enum SessionCredentials {
@@ -28,5 +30,3 @@ extension StringProtocol {
         return dropFirst(prefix.count)
     }
 }
-
-import Foundation

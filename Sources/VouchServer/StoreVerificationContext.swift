@@ -2,20 +2,20 @@ import Foundation
 import VouchProtocol
 import VouchStore
 import VouchTokens
-import _CryptoExtras
 
 /// The verifier's view of the world, answered by the store: the bridge that keeps VouchTokens
 /// free of I/O.
 struct StoreVerificationContext: VerificationContext {
     let store: any Store
     let nonces: NonceIssuer
+    let parsedKeys: ParsedKeyCache
     /// The time of the request: registration secrets are judged at it.
     let now: Int64
 
     func layerKey(id: UUID) async throws -> LayerVerificationKey? {
         guard let record = try await store.key(id: id) else { return nil }
         // Keys are checked when uploaded; a row that no longer parses is damage, not a verdict.
-        guard let publicKey = try? _RSA.Signing.PublicKey(pemRepresentation: record.publicKeyPEM) else {
+        guard let publicKey = try? parsedKeys.key(id: record.id, pem: record.publicKeyPEM) else {
             throw StoreError.unavailable("stored public key \(id.lowercased) does not parse")
         }
         return LayerVerificationKey(id: record.id, providerID: record.providerID, status: record.status, publicKey: publicKey)

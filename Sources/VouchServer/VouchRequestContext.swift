@@ -8,6 +8,8 @@ public struct VouchRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The TCP peer; `nil` for a Unix socket.
     public let remoteAddress: SocketAddress?
+    /// Set by the admin area's authentication middleware, and by nothing else.
+    public internal(set) var adminPrincipal: AdminPrincipal?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -25,15 +25,23 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // error middleware consults the route table, which is filled in below (it is a class).
         let table = RouteTableBox()
+        let metrics = ServerMetrics()
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
+        router.add(middleware: SignInMetricsMiddleware(metrics: metrics))
         let routes = RouteRegistrar(router: router, table: table)
+        MetricsRoute(metrics: metrics).register(routes)
         ClientRoutes(authenticator: authenticator,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
-        AdminRoutes(store: store, authenticator: authenticator,
-                    adminTokenHash: Array(SHA256.hash(data: Array(configuration.adminToken.utf8))), clock: clocks.now)
-            .register(routes)
+        let adminToken = AdminToken(configuration.adminToken)
+        AdminRoutes(store: store, authenticator: authenticator, clock: clocks.now)
+            .register(RouteRegistrar(router: AdminArea.group(on: router, adminToken: adminToken), table: table))
+        DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
+                        sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
+                        signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime), clock: clocks.now)
+            .register(on: router, table: table)
 
         var app = Application(
             router: router,

@@ -75,6 +75,9 @@ public protocol Store: Sendable {
     /// user with the non-nil profile fields, and inserts the session.
     func createSession(_ session: NewSession) async throws -> UserRecord
     func session(tokenHash: [UInt8]) async throws -> SessionRecord?
+    /// The session and its user (nil when the user has no row), read together: what every
+    /// authenticated request needs, in one round trip where the backend can.
+    func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)?
     /// Ends one session (`.revoked`) if it is live; no error for an unknown or ended one.
     func revokeSession(tokenHash: [UInt8], now: Int64) async throws
 
@@ -92,4 +95,12 @@ public protocol Store: Sendable {
     func ping() async throws
     /// Releases the database; the store must not be used afterwards.
     func close() async throws
+}
+
+extension Store {
+    /// Two reads; a backend that can answer in one round trip overrides this.
+    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+        guard let session = try await session(tokenHash: tokenHash) else { return nil }
+        return (session, try await user(appID: session.appID, userID: session.userID))
+    }
 }

@@ -74,6 +74,23 @@ extension StoreConformance {
         }
     }
 
+    func sessionAndUser() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let session = newSession(app: app.id, user: "u", profile: IdentityProfile(displayName: "U"))
+            _ = try await store.createSession(session)
+            let found = try #require(try await store.sessionAndUser(tokenHash: session.tokenHash))
+            #expect(found.session == (try await store.session(tokenHash: session.tokenHash)))
+            #expect(found.user?.profile.displayName == "U")
+            #expect(found.user?.suspended == false)
+            _ = try await store.setSuspended(appID: app.id, userID: "u", suspended: true, now: t0 + 1)
+            let suspended = try await store.sessionAndUser(tokenHash: session.tokenHash)
+            #expect(suspended?.user?.suspended == true)
+            #expect(suspended?.session.endReason == .userSuspended)
+            #expect(try await store.sessionAndUser(tokenHash: randomBytes()) == nil)
+        }
+    }
+
     func revocation() async throws {
         try await withStore { store in
             let app = try await store.addApp()

@@ -1,7 +1,6 @@
 import Foundation
-import SQLiteNIO
-import VouchStore
 import VouchProtocol
+import VouchStore
 
 // How Swift values are laid out in SQLite: UUIDs as lower-case text (readable in the sqlite3
 // shell and identical to what the API prints), times as integer Unix seconds, bytes as BLOBs.
@@ -9,9 +8,9 @@ import VouchProtocol
 extension SQLiteData {
     static func uuid(_ value: UUID) -> SQLiteData { .text(value.lowercased) }
 
-    static func int64(_ value: Int64) -> SQLiteData { .integer(SQLiteInt64(value)) }
+    static func int64(_ value: Int64) -> SQLiteData { .integer(value) }
 
-    static func bytes(_ value: [UInt8]) -> SQLiteData { .blob(ByteBuffer(bytes: value)) }
+    static func bytes(_ value: [UInt8]) -> SQLiteData { .blob(value) }
 
     static func bool(_ value: Bool) -> SQLiteData { .integer(value ? 1 : 0) }
 
@@ -30,14 +29,14 @@ extension SQLiteRow {
 
     func int64(_ name: String) throws -> Int64 {
         guard case .integer(let value) = try data(name) else { throw corrupt(name) }
-        return Int64(value)
+        return value
     }
 
     func optionalInt64(_ name: String) throws -> Int64? {
         let data = try data(name)
         if data.isNull { return nil }
         guard case .integer(let value) = data else { throw corrupt(name) }
-        return Int64(value)
+        return value
     }
 
     func text(_ name: String) throws -> String {
@@ -53,8 +52,8 @@ extension SQLiteRow {
     }
 
     func bytes(_ name: String) throws -> [UInt8] {
-        guard case .blob(let buffer) = try data(name) else { throw corrupt(name) }
-        return Array(buffer.readableBytesView)
+        guard case .blob(let bytes) = try data(name) else { throw corrupt(name) }
+        return bytes
     }
 
     func bool(_ name: String) throws -> Bool {

@@ -1,4 +1,3 @@
-import SQLiteNIO
 import VouchStore
 
 extension StoreError {
@@ -13,16 +12,11 @@ extension StoreError {
             return error
         case is CancellationError:
             return error
-        case let error as SQLiteError:
-            switch error.reason {
-            case .constraintPrimaryKeyFailed, .constraintUniqueFailed, .constraintUniqueRowIDFailed:
-                return StoreError.alreadyExists
-            case .constraintForeignKeyFailed:
-                return StoreError.notFound
-            default:
-                // SQLite's messages name tables and columns, never bound values.
-                return StoreError.unavailable("sqlite: \(error.reason): \(error.message)")
-            }
+        case let error as SQLiteFailure:
+            if error.isUniquenessViolation { return StoreError.alreadyExists }
+            if error.isForeignKeyViolation { return StoreError.notFound }
+            // SQLite's messages name tables and columns, never bound values.
+            return StoreError.unavailable("sqlite: \(error.description)")
         default:
             return StoreError.unavailable("sqlite: \(error)")
         }

@@ -1,6 +1,6 @@
 import Logging
-import SQLiteNIO
 import VouchStore
+
 
 /// One step of the SQLite schema. Shipped steps are never edited: a change is a new step appended
 /// to ``SQLiteMigrations/all``, so that every existing database reaches the same schema.
@@ -129,20 +129,20 @@ enum SQLiteMigrations {
         on db: SQLiteRunner,
         now: Int64,
         logger: Logger
-    ) async throws -> (from: Int, to: Int) {
+    ) throws -> (from: Int, to: Int) {
         let versions = migrations.map(\.version)
         guard let latest = versions.last, versions.first.map({ $0 > 0 }) == true,
               zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 }) else {
             throw StoreError.unavailable("migration versions must be positive and strictly increasing")
         }
-        return try await db.transaction(logger: logger) {
-            try await db.execute("""
+        return try db.transaction {
+            try db.execute("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version INTEGER PRIMARY KEY NOT NULL,
                     applied_at INTEGER NOT NULL
                 ) STRICT
                 """)
-            let rows = try await db.rows("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations")
+            let rows = try db.rows("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations")
             guard let row = rows.first else { throw StoreError.unavailable("schema_migrations: no row") }
             let current = Int(try row.int64("version"))
             guard current <= latest else {
@@ -151,11 +151,11 @@ enum SQLiteMigrations {
             }
             for migration in migrations where migration.version > current {
                 for statement in migration.statements {
-                    try await db.execute(statement)
+                    try db.execute(statement)
                 }
-                try await db.execute(
+                try db.execute(
                     "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    [.integer(migration.version), .int64(now)])
+                    [.int64(Int64(migration.version)), .int64(now)])
             }
             return (current, latest)
         }

@@ -1,11 +1,11 @@
 import Foundation
-import SQLiteNIO
 import VouchStore
+
 
 extension SQLiteStore {
     public func createApp(_ app: AppRecord) async throws {
         try await exclusive("createApp") { db in
-            try await db.execute(
+            try db.execute(
                 "INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, ?, ?, ?)",
                 [.uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt)])
         }
@@ -13,14 +13,14 @@ extension SQLiteStore {
 
     public func app(id: UUID) async throws -> AppRecord? {
         try await exclusive("app") { db in
-            try await db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(id)]).first.map(AppRecord.init(row:))
+            try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(id)]).first.map(AppRecord.init(row:))
         }
     }
 
     /// Ties on `created_at` (same second) keep insertion order, so the listing is stable.
     public func apps() async throws -> [AppRecord] {
         try await exclusive("apps") { db in
-            try await db.rows("SELECT * FROM apps ORDER BY created_at, rowid").map(AppRecord.init(row:))
+            try db.rows("SELECT * FROM apps ORDER BY created_at, rowid").map(AppRecord.init(row:))
         }
     }
 
@@ -28,7 +28,7 @@ extension SQLiteStore {
     /// a value read earlier, so a concurrent update of the other field is never overwritten.
     public func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
         let updated = try await exclusive("updateApp") { db in
-            try await db.rows(
+            try db.rows(
                 """
                 UPDATE apps SET name = COALESCE(?, name), session_ttl_seconds = COALESCE(?, session_ttl_seconds)
                 WHERE id = ? RETURNING *

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import SQLiteNIO
 import VouchStore
+
 
 extension SQLiteStore {
     /// Only rows strictly past their expiry go: a nonce still counts as used during its
@@ -11,12 +11,12 @@ extension SQLiteStore {
     public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
         let started = ContinuousClock.now
         let (nonces, registrationNonces, sessions) = try await transaction("purgeExpired") { db in
-            let nonces = try await db.changes(
+            let nonces = try db.changes(
                 "DELETE FROM used_server_nonces WHERE expires_at < ?", [.int64(now)])
-            let registrationNonces = try await db.changes(
+            let registrationNonces = try db.changes(
                 "DELETE FROM registration_nonces WHERE expires_at < ?", [.int64(now)])
             let (cutoff, overflow) = now.subtractingReportingOverflow(sessionGraceSeconds)
-            let sessions = overflow ? 0 : try await db.changes(
+            let sessions = overflow ? 0 : try db.changes(
                 "DELETE FROM sessions WHERE expires_at < ?", [.int64(cutoff)])
             return (nonces, registrationNonces, sessions)
         }

@@ -1,5 +1,6 @@
-import SQLiteNIO
 import VouchStore
+
+
 
 /// Read-outs of the file's own state, for tests and diagnostics: what the `Store` protocol
 /// deliberately does not show (pragmas, schema history).
@@ -10,14 +11,18 @@ extension SQLiteStore {
             throw StoreError.unavailable("not a pragma name")
         }
         return try await exclusive("pragma") { db in
-            try await db.rows("PRAGMA \(name)").first?.columns.first?.data.string
+            switch try db.rows("PRAGMA \(name)").first?.values.first {
+            case .text(let text): text
+            case .integer(let integer): String(integer)
+            default: nil
+            }
         }
     }
 
     /// The rows of `schema_migrations`, oldest first.
     func appliedMigrations() async throws -> [(version: Int, appliedAt: Int64)] {
         try await exclusive("appliedMigrations") { db in
-            try await db.rows("SELECT version, applied_at FROM schema_migrations ORDER BY version").map {
+            try db.rows("SELECT version, applied_at FROM schema_migrations ORDER BY version").map {
                 (Int(try $0.int64("version")), try $0.int64("applied_at"))
             }
         }
@@ -25,6 +30,6 @@ extension SQLiteStore {
 
     /// Runs one statement as is; for tests that need a state the API cannot produce (a corrupt row).
     func execute(rawSQL sql: String) async throws {
-        try await exclusive("execute") { db in try await db.execute(sql) }
+        try await exclusive("execute") { db in try db.execute(sql) }
     }
 }

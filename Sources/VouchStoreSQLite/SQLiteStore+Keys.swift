@@ -1,13 +1,12 @@
 import Foundation
-import SQLiteNIO
-import VouchStore
 import VouchProtocol
+import VouchStore
 
 extension SQLiteStore {
     public func createKey(_ key: KeyRecord) async throws {
         try await exclusive("createKey") { db in
             // One statement decides, so two uploads of one key cannot both get in.
-            let inserted = try await db.changes(
+            let inserted = try db.changes(
                 """
                 INSERT INTO provider_keys (id, provider_id, status, public_key_pem, fingerprint, created_at)
                 SELECT ?, ?, ?, ?, ?, ?
@@ -21,13 +20,13 @@ extension SQLiteStore {
 
     public func key(id: UUID) async throws -> KeyRecord? {
         try await exclusive("key") { db in
-            try await db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(id)]).first.map(KeyRecord.init(row:))
+            try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(id)]).first.map(KeyRecord.init(row:))
         }
     }
 
     public func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] {
         try await exclusive("keys") { db in
-            try await db.rows(
+            try db.rows(
                 "SELECT * FROM provider_keys WHERE provider_id = ? ORDER BY created_at, rowid", [.uuid(providerID)]
             ).map(KeyRecord.init(row:))
         }
@@ -37,7 +36,7 @@ extension SQLiteStore {
     /// unknown or deleted, and a deleted key stays deleted, so reading which one afterwards is safe.
     public func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord {
         try await exclusive("setKeyStatus") { db in
-            let updated = try await db.rows(
+            let updated = try db.rows(
                 """
                 UPDATE provider_keys SET status = ?1
                 WHERE id = ?2 AND (status <> 'deleted' OR ?1 = 'deleted') RETURNING *
@@ -45,7 +44,7 @@ extension SQLiteStore {
                 [.text(status.rawValue), .uuid(id)]
             ).first.map(KeyRecord.init(row:))
             if let updated { return updated }
-            let exists = try await db.rows("SELECT 1 FROM provider_keys WHERE id = ?", [.uuid(id)])
+            let exists = try db.rows("SELECT 1 FROM provider_keys WHERE id = ?", [.uuid(id)])
             throw exists.isEmpty ? StoreError.notFound : StoreError.tombstone
         }
     }

@@ -1,11 +1,11 @@
 import Foundation
-import SQLiteNIO
 import VouchStore
+
 
 extension SQLiteStore {
     public func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws {
         try await exclusive("createRegistrationSecret") { db in
-            try await db.execute(
+            try db.execute(
                 "INSERT INTO registration_secrets (application_key, app_id, secret, created_at) VALUES (?, ?, ?, ?)",
                 [.uuid(secret.applicationKey), .uuid(secret.appID), .bytes(secret.secret), .int64(secret.createdAt)])
         }
@@ -13,7 +13,7 @@ extension SQLiteStore {
 
     public func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecretRecord? {
         try await exclusive("registrationSecret") { db in
-            try await db.rows(
+            try db.rows(
                 "SELECT * FROM registration_secrets WHERE application_key = ?", [.uuid(applicationKey)]
             ).first.map(RegistrationSecretRecord.init(row:))
         }
@@ -21,7 +21,7 @@ extension SQLiteStore {
 
     public func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord] {
         try await exclusive("registrationSecrets") { db in
-            try await db.rows(
+            try db.rows(
                 "SELECT * FROM registration_secrets WHERE app_id = ? ORDER BY created_at, rowid", [.uuid(appID)]
             ).map(RegistrationSecretRecord.init(row:))
         }
@@ -30,7 +30,7 @@ extension SQLiteStore {
     public func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
         try await exclusive("revokeRegistrationSecret") { db in
             // One statement decides: the earlier of the recorded and the requested time wins.
-            let rows = try await db.rows(
+            let rows = try db.rows(
                 """
                 UPDATE registration_secrets SET revoked_at = MIN(COALESCE(revoked_at, ?), ?)
                 WHERE application_key = ? AND app_id = ? RETURNING *
@@ -44,7 +44,7 @@ extension SQLiteStore {
     /// A nonce still counts as seen during its `expiresAt` second; it is free from the next one on.
     public func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await exclusive("registrationNonceSeen") { db in
-            let rows = try await db.rows(
+            let rows = try db.rows(
                 "SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
                 [.uuid(appID), .text(nonce), .int64(now)])
             return !rows.isEmpty
@@ -53,7 +53,7 @@ extension SQLiteStore {
 
     public func serverNonceUsed(hash: [UInt8]) async throws -> Bool {
         try await exclusive("serverNonceUsed") { db in
-            let rows = try await db.rows("SELECT 1 FROM used_server_nonces WHERE hash = ?", [.bytes(hash)])
+            let rows = try db.rows("SELECT 1 FROM used_server_nonces WHERE hash = ?", [.bytes(hash)])
             return !rows.isEmpty
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import SQLiteNIO
 import VouchStore
+
 
 extension SQLiteStore {
     /// The nonce's use is written first and inside the same transaction as the session, with
@@ -8,9 +8,9 @@ extension SQLiteStore {
     /// processes, the second finds the first's row and fails, and a failure leaves no trace.
     public func createSession(_ session: NewSession) async throws -> UserRecord {
         try await transaction("createSession") { db in
-            try await Self.claim(session.nonce, at: session.createdAt, db)
+            try Self.claim(session.nonce, at: session.createdAt, db)
 
-            let existing = try await db.rows(
+            let existing = try db.rows(
                 "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?",
                 [.uuid(session.appID), .text(session.userID)])
             if let row = existing.first, try row.bool("suspended") {
@@ -18,7 +18,7 @@ extension SQLiteStore {
             }
 
             let profile = session.profile
-            let rows = try await db.rows(
+            let rows = try db.rows(
                 """
                 INSERT INTO users (app_id, user_id, display_name, first_name, last_name, avatar_url,
                                    suspended, created_at, updated_at)
@@ -37,7 +37,7 @@ extension SQLiteStore {
             guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
             let user = try UserRecord(row: row)
 
-            try await db.execute(
+            try db.execute(
                 "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                 [.bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
                  .int64(session.createdAt), .int64(session.expiresAt)])
@@ -47,11 +47,11 @@ extension SQLiteStore {
 
     /// Records the nonce's use, or throws `.nonceAlreadyUsed`. A registration nonce whose previous
     /// use expired before `now` is free again: its row is taken over rather than kept as a block.
-    private static func claim(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) async throws {
+    private static func claim(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws {
         let claimed: [SQLiteRow]
         switch nonce {
         case .serverNonce(let hash, let expiresAt):
-            claimed = try await db.rows(
+            claimed = try db.rows(
                 """
                 INSERT INTO used_server_nonces (hash, expires_at) VALUES (?, ?)
                 ON CONFLICT (hash) DO NOTHING
@@ -59,7 +59,7 @@ extension SQLiteStore {
                 """,
                 [.bytes(hash), .int64(expiresAt)])
         case .registrationNonce(let appID, let nonce, let expiresAt):
-            claimed = try await db.rows(
+            claimed = try db.rows(
                 """
                 INSERT INTO registration_nonces (app_id, nonce, expires_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
@@ -73,14 +73,24 @@ extension SQLiteStore {
 
     public func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
         try await exclusive("session") { db in
-            try await db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
+            try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
                 .first.map(SessionRecord.init(row:))
+        }
+    }
+
+    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+        try await exclusive("sessionAndUser") { db in
+            guard let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
+                .first.map(SessionRecord.init(row:)) else { return nil }
+            let user = try db.rows("SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+                                   [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
+            return (session, user)
         }
     }
 
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
         try await exclusive("revokeSession") { db in
-            try await db.execute(
+            try db.execute(
                 """
                 UPDATE sessions SET ended_at = ?, end_reason = ?
                 WHERE token_hash = ? AND ended_at IS NULL AND expires_at > ?

@@ -1,12 +1,11 @@
 import Foundation
-import SQLiteNIO
-import VouchStore
 import VouchProtocol
+import VouchStore
 
 extension SQLiteStore {
     public func user(appID: UUID, userID: String) async throws -> UserRecord? {
         try await exclusive("user") { db in
-            try await db.rows(
+            try db.rows(
                 "SELECT * FROM users WHERE app_id = ? AND user_id = ?", [.uuid(appID), .text(userID)]
             ).first.map(UserRecord.init(row:))
         }
@@ -14,7 +13,7 @@ extension SQLiteStore {
 
     public func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
         let (user, ended) = try await transaction("setSuspended") { db in
-            let rows = try await db.rows(
+            let rows = try db.rows(
                 """
                 INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
                 ON CONFLICT (app_id, user_id) DO UPDATE SET suspended = excluded.suspended, updated_at = excluded.updated_at
@@ -24,7 +23,7 @@ extension SQLiteStore {
             guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
             let user = try UserRecord(row: row)
             let ended = suspended
-                ? try await Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .userSuspended, db)
+                ? try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .userSuspended, db)
                 : 0
             return (user, ended)
         }
@@ -36,7 +35,7 @@ extension SQLiteStore {
 
     public func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
         try await exclusive("activeSessionCount") { db in
-            let rows = try await db.rows(
+            let rows = try db.rows(
                 """
                 SELECT COUNT(*) AS n FROM sessions
                 WHERE app_id = ? AND user_id = ? AND ended_at IS NULL AND expires_at > ?
@@ -50,7 +49,7 @@ extension SQLiteStore {
     @discardableResult
     public func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
         let ended = try await exclusive("revokeSessions") { db in
-            try await Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .revoked, db)
+            try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .revoked, db)
         }
         logger.info("revoked sessions", metadata: ["app_id": "\(appID.lowercased)", "count": "\(ended)"])
         return ended
@@ -60,8 +59,8 @@ extension SQLiteStore {
     /// an expired one stays as it was, so the server keeps telling "expired" for it.
     static func endLiveSessions(
         appID: UUID, userID: String, now: Int64, reason: SessionEndReason, _ db: SQLiteRunner
-    ) async throws -> Int {
-        try await db.changes(
+    ) throws -> Int {
+        try db.changes(
             """
             UPDATE sessions SET ended_at = ?, end_reason = ?
             WHERE app_id = ? AND user_id = ? AND ended_at IS NULL AND expires_at > ?

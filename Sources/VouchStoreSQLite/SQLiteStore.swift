@@ -1,26 +1,24 @@
 import Foundation
 import Logging
-import SQLiteNIO
 import VouchStore
 
 /// The single-instance `Store`: one SQLite file, one connection.
 ///
-/// One connection, used by one operation at a time through a FIFO lock, because SQLite allows a
-/// single writer anyway and a transaction on a shared connection must not have another task's
+/// One connection, used by one operation at a time on the `SQLiteWorker`'s serial queue, because
+/// SQLite allows a single writer anyway and a transaction must not have another operation's
 /// statements run in the middle of it. Every guarantee of `Store` (a nonce used once, a suspension
 /// visible at once) then follows from SQLite's transactions, not from in-process state.
 ///
-/// Call ``close()`` before dropping the store: SQLiteNIO asserts that every connection is closed.
+/// Call ``close()`` before dropping the store, so that the last operations finish first.
 public final class SQLiteStore: Store {
     /// How long a statement waits for another process's write lock before failing as unavailable.
     static let busyTimeoutMilliseconds = 5_000
 
-    let connection: SQLiteConnection
-    let lock = AsyncLock()
+    let worker: SQLiteWorker
     let logger: Logger
 
-    private init(connection: SQLiteConnection, logger: Logger) {
-        self.connection = connection
+    private init(worker: SQLiteWorker, logger: Logger) {
+        self.worker = worker
         self.logger = logger
     }
 
@@ -37,30 +35,28 @@ public final class SQLiteStore: Store {
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
         let started = ContinuousClock.now
-        let connection: SQLiteConnection
+        let worker: SQLiteWorker
         do {
-            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger)
         } catch {
             throw StoreError.from(sqlite: error)
         }
-        // From here on the connection must be closed on every failure.
+        // From here on the connection must be closed on every failure. The worker runs the
+        // migration to its end even if the caller is cancelled meanwhile.
         do {
-            // Unstructured so that a cancelled caller cannot stop a migration halfway.
-            let (from, to) = try await Task {
-                let db = SQLiteRunner(connection: connection)
-                try await configure(db)
-                return try await SQLiteMigrations.apply(
-                    on: db, now: Int64(Date().timeIntervalSince1970), logger: logger)
-            }.value
+            let (from, to) = try await worker.run { db in
+                try configure(db)
+                return try SQLiteMigrations.apply(on: db, now: Int64(Date().timeIntervalSince1970), logger: logger)
+            }
             logger.info("opened SQLite store", metadata: [
                 "path": "\(path)",
                 "schema_version_found": "\(from)",
                 "schema_version": "\(to)",
                 "duration": "\(ContinuousClock.now - started)",
             ])
-            return SQLiteStore(connection: connection, logger: logger)
+            return SQLiteStore(worker: worker, logger: logger)
         } catch {
-            try? await Task { try await connection.close() }.value
+            _ = await worker.close()
             let mapped = StoreError.from(sqlite: error)
             logger.error("could not open SQLite store", metadata: ["path": "\(path)", "error": "\(mapped)"])
             throw mapped
@@ -68,72 +64,55 @@ public final class SQLiteStore: Store {
     }
 
     /// The per-connection settings; all must hold before the first transaction.
-    private static func configure(_ db: SQLiteRunner) async throws {
-        let mode = try await db.rows("PRAGMA journal_mode = WAL").first?.text("journal_mode")
+    private static func configure(_ db: SQLiteRunner) throws {
+        let mode = try db.rows("PRAGMA journal_mode = WAL").first?.text("journal_mode")
         guard mode?.lowercased() == "wal" else {
             throw StoreError.unavailable("could not switch to WAL mode (journal_mode is \(mode ?? "unknown"))")
         }
-        try await db.execute("PRAGMA synchronous = FULL")
-        try await db.execute("PRAGMA foreign_keys = ON")
-        // Replaces SQLiteNIO's wait-forever busy handler: a stuck lock becomes an error, not a hang.
-        try await db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+        try db.execute("PRAGMA synchronous = FULL")
+        try db.execute("PRAGMA foreign_keys = ON")
+        // A stuck lock becomes an error, not a hang.
+        try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
     }
 
     /// Runs `body` alone on the connection, and maps what it throws to `StoreError`.
     ///
-    /// Used directly for single statements, which SQLite runs atomically by themselves; they take
-    /// the lock too, so that they never land inside another task's transaction.
-    func exclusive<T>(_ operation: String, _ body: (SQLiteRunner) async throws -> T) async throws -> T {
+    /// Used for reads and for single statements, which SQLite runs atomically by themselves.
+    func exclusive<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
         do {
-            return try await lock.withLock {
-                guard !connection.isClosed else { throw StoreError.unavailable("the store is closed") }
-                return try await body(SQLiteRunner(connection: connection))
-            }
+            return try await worker.run(body)
         } catch {
-            let mapped = StoreError.from(sqlite: error)
-            if case StoreError.unavailable(let reason) = mapped {
-                logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(reason)"])
-            }
-            throw mapped
+            throw mapped(error, operation)
         }
     }
 
-    /// Runs `body` as one transaction, alone on the connection: it commits entirely or, on any
-    /// throw, rolls back entirely.
-    ///
-    /// The transaction runs in an unstructured task so that a cancelled caller (a client hanging
-    /// up) cannot abandon it between BEGIN and COMMIT with the connection still inside it.
-    func transaction<T: Sendable>(
-        _ operation: String,
-        _ body: @escaping @Sendable (SQLiteRunner) async throws -> T
-    ) async throws -> T {
-        let logger = self.logger
-        return try await exclusive(operation) { db in
-            try await Task {
-                try await db.transaction(logger: logger) { try await body(db) }
-            }.value
+    /// Runs `body` as one transaction: it commits entirely or, on any throw, rolls back entirely.
+    /// It may share its commit (and its fsync) with other operations waiting at the same time.
+    func transaction<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        do {
+            return try await worker.transaction(body)
+        } catch {
+            throw mapped(error, operation)
         }
+    }
+
+    private func mapped(_ error: any Error, _ operation: String) -> any Error {
+        let mapped = StoreError.from(sqlite: error)
+        if case StoreError.unavailable(let reason) = mapped {
+            logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(reason)"])
+        }
+        return mapped
     }
 
     // MARK: Store
 
     public func ping() async throws {
-        try await exclusive("ping") { db in try await db.execute("SELECT 1") }
+        try await exclusive("ping") { db in try db.execute("SELECT 1") }
     }
 
     /// Closes the connection once every operation queued before it has finished. Closing twice is
     /// harmless; any use afterwards throws `StoreError.unavailable`.
     public func close() async throws {
-        let closedNow: Bool
-        do {
-            closedNow = try await lock.withLock {
-                guard !connection.isClosed else { return false }
-                try await Task { try await connection.close() }.value
-                return true
-            }
-        } catch {
-            throw StoreError.from(sqlite: error)
-        }
-        if closedNow { logger.info("closed SQLite store") }
+        if await worker.close() { logger.info("closed SQLite store") }
     }
 }

@@ -46,26 +46,54 @@ public enum Base64URL {
     /// Decodes canonical base64url, or returns `nil` for any other spelling. The empty string
     /// decodes to no bytes.
     public static func decodeCanonical(_ text: some Collection<UInt8>) -> [UInt8]? {
-        let count = text.count
-        guard count % 4 != 1 else { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in text {
-            let value = decodeTable[Int(character)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        if let decoded = text.withContiguousStorageIfAvailable({ decode($0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// Four characters at a time into three bytes; every token part goes through here, so it works
+    /// on raw buffers rather than through a generic iterator.
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let count = input.count
+        let tail = count % 4
+        guard tail != 1 else { return nil }
+        let outputCount = count / 4 * 3 + (tail == 0 ? 0 : tail - 1)
+        return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+                var read = 0, written = 0
+                while read + 4 <= count {
+                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                    let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+                    // 0xFF marks a byte outside the alphabet; every valid value is below 64.
+                    guard (a | b | c | d) & 0xC0 == 0 else { valid = false; break }
+                    let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    buffer[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                    buffer[written + 2] = UInt8(truncatingIfNeeded: chunk)
+                    read += 4
+                    written += 3
+                }
+                if valid && tail >= 2 {
+                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                    let c = tail == 3 ? table[Int(input[read + 2])] : 0
+                    // The unused low bits of the last character must be zero: one spelling per value.
+                    let unusedBits: UInt8 = tail == 2 ? b & 0x0F : c & 0x03
+                    if (a | b | c) & 0xC0 != 0 || unusedBits != 0 {
+                        valid = false
+                    } else {
+                        let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                        buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                        written += 1
+                        if tail == 3 {
+                            buffer[written] = UInt8(truncatingIfNeeded: chunk >> 8)
+                            written += 1
+                        }
+                    }
+                }
+                initialized = valid ? written : 0
             }
+            return valid ? output : nil
         }
-        // Leftover bits (2 or 4) are the unused tail of the last character: they must be zero.
-        guard accumulator == 0 else { return nil }
-        return output
     }
 
     public static func decodeCanonical(_ text: String) -> [UInt8]? {

@@ -3,8 +3,11 @@ import VouchProtocol
 /// The one JSON spelling Vouch mints with: compact, members sorted by name, `/` not escaped,
 /// non-ASCII as UTF-8. Fixed so that a minted token is byte-for-byte reproducible (Sinch's
 /// reference token is exactly this form), whatever Foundation version runs the minter.
-enum CanonicalJSON {
-    static func serialize(_ value: JSONValue) -> [UInt8] {
+///
+/// Numbers are written as their literal, so a value parsed by `StrictJSON` is echoed exactly as it
+/// was sent (`1700000000.0` stays `1700000000.0`): the validation tool relies on that.
+public enum CanonicalJSON {
+    public static func serialize(_ value: JSONValue) -> [UInt8] {
         var output = [UInt8]()
         write(value, into: &output)
         return output

@@ -75,36 +75,10 @@ struct ClaimRules {
             try findings.add(.claimWrongValue, claim: name, hint: "longer than \(maximumBytes) bytes")
             return nil
         }
-        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if ControlCharacters.present(in: text) {
             try findings.add(.claimWrongValue, claim: name, hint: "contains control characters")
             return nil
         }
         return text
-    }
-}
-
-/// Additions on times that come from tokens, which may be anywhere in 0…Int64.max.
-public enum Saturating {
-    public static func add(_ lhs: Int64, _ rhs: Int64) -> Int64 {
-        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
-        return overflow ? (rhs > 0 ? .max : .min) : sum
-    }
-}
-
-/// The time rules #18–#19 both profiles share.
-struct TimeRules {
-    let now: Int64
-    let leeway: Int64
-
-    func check(issuedAt: Int64?, expiresAt: Int64?, _ findings: inout Findings) throws(Findings.Stop) {
-        if let expiresAt, now >= Saturating.add(expiresAt, leeway) {
-            try findings.add(.expired, claim: "exp")
-        }
-        if let issuedAt, issuedAt > Saturating.add(now, leeway) {
-            let hint = issuedAt > ClaimRules.millisecondsThreshold
-                ? "`iat` looks like milliseconds since 1970; it must be in seconds"
-                : "`iat` is \(issuedAt - now) s ahead of the server clock (server_time)"
-            try findings.add(.notBefore, claim: "iat", hint: hint)
-        }
     }
 }

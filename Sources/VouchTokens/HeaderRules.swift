@@ -4,9 +4,40 @@ import VouchProtocol
 /// typed ones, then all wrong values, so that the first finding is the lowest-numbered rule.
 struct HeaderRules {
     struct Parameter {
+        enum Comparison {
+            /// Byte for byte: `alg`, `cty`.
+            case exact(String)
+            /// As a media type: `typ`.
+            case mediaType(MediaTypeRule)
+        }
+
         let name: String
-        let expected: String
+        let comparison: Comparison
         let required: Bool
+
+        init(name: String, expected: String, required: Bool) {
+            self.init(name: name, comparison: .exact(expected), required: required)
+        }
+
+        init(name: String, comparison: Comparison, required: Bool) {
+            self.name = name
+            self.comparison = comparison
+            self.required = required
+        }
+
+        func accepts(_ value: String) -> Bool {
+            switch comparison {
+            case .exact(let expected): value.bytesEqual(expected)
+            case .mediaType(let rule): rule.accepts(value)
+            }
+        }
+
+        var expectation: String {
+            switch comparison {
+            case .exact(let expected): "`\(expected)`"
+            case .mediaType(let rule): rule.description
+            }
+        }
     }
 
     let header: [String: JSONValue]
@@ -25,9 +56,9 @@ struct HeaderRules {
             }
         }
         for parameter in parameters {
-            if let value = header[parameter.name]?.stringValue, !value.bytesEqual(parameter.expected) {
+            if let value = header[parameter.name]?.stringValue, !parameter.accepts(value) {
                 try findings.add(.headerParamWrongValue, param: parameter.name,
-                                 hint: "`\(parameter.name)` must be `\(parameter.expected)`")
+                                 hint: "`\(parameter.name)` must be \(parameter.expectation)")
             }
         }
         // `crit` names extensions the recipient must understand; Vouch understands none, so any

@@ -12,6 +12,8 @@ struct LayerPolicy {
     static let maximumNameBytes = 128
     static let maximumAvatarURLBytes = 1024
     static let maximumNonceBytes = 1024
+    /// `JWT`, or `JWS` as Layer's earlier guides and sample backends wrote it.
+    static let tokenType = MediaTypeRule(accepted: ["JWT", "JWS"])
 
     let jws: CompactJWS
     let appID: UUID
@@ -21,7 +23,7 @@ struct LayerPolicy {
     func evaluate(context: some VerificationContext, findings: inout Findings) async throws -> VerifiedToken? {
         // #5–#7
         try HeaderRules(header: jws.header, parameters: [
-            .init(name: "typ", expected: "JWT", required: true),
+            .init(name: "typ", comparison: .mediaType(Self.tokenType), required: true),
             .init(name: "alg", expected: "RS256", required: true),
             .init(name: "cty", expected: Self.contentType, required: true),
         ], otherRequired: ["kid"]).check(&findings)

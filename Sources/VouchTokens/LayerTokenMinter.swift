@@ -64,15 +64,6 @@ public struct LayerTokenMinter: Sendable {
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-}
-
-/// `base64url(header) "." base64url(claims)` in the canonical JSON spelling.
-enum JWSSigningInput {
-    static func make(header: [String: JSONValue], claims: [String: JSONValue]) -> [UInt8] {
-        let text = Base64URL.encode(CanonicalJSON.serialize(.object(header))) + "."
-            + Base64URL.encode(CanonicalJSON.serialize(.object(claims)))
-        return Array(text.utf8)
+        ControlCharacters.present(in: text)
     }
 }

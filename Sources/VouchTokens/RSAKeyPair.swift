@@ -33,38 +33,3 @@ public struct RSAKeyPair: Sendable {
     public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
     public var fingerprint: String { PublicKeyInfo.fingerprint(of: privateKey.publicKey) }
 }
-
-/// A public key an operator uploads, checked before it is stored.
-public struct PublicKeyInfo: Sendable {
-    public enum Failure: Error, Equatable, Sendable {
-        case notAPublicKey
-        case tooSmall(bits: Int)
-    }
-
-    public let key: _RSA.Signing.PublicKey
-    /// SubjectPublicKeyInfo PEM, normalised whatever spelling was uploaded.
-    public let pem: String
-    public let fingerprint: String
-
-    /// Accepts SPKI (`BEGIN PUBLIC KEY`) or PKCS#1 (`BEGIN RSA PUBLIC KEY`) PEM of an RSA key of at
-    /// least 2048 bits; a private key, a certificate or anything else is refused.
-    public init(pem text: String) throws(Failure) {
-        guard text.contains("PUBLIC KEY-----") else { throw .notAPublicKey }
-        let key: _RSA.Signing.PublicKey
-        do {
-            key = try _RSA.Signing.PublicKey(unsafePEMRepresentation: text)
-        } catch {
-            throw .notAPublicKey
-        }
-        guard key.keySizeInBits >= RS256.minimumKeySize else { throw .tooSmall(bits: key.keySizeInBits) }
-        self.key = key
-        self.pem = key.pemRepresentation
-        self.fingerprint = Self.fingerprint(of: key)
-    }
-
-    /// `sha256:` + lower-case hex of the SHA-256 of the SubjectPublicKeyInfo DER: the same
-    /// key always has the same fingerprint, however its PEM was wrapped.
-    public static func fingerprint(of key: _RSA.Signing.PublicKey) -> String {
-        "sha256:" + SHA256.hash(data: key.derRepresentation).map { String(format: "%02x", $0) }.joined()
-    }
-}

@@ -14,7 +14,7 @@ public enum RS256 {
         guard publicKey.keySizeInBits >= minimumKeySize else { return false }
         return publicKey.isValidSignature(
             _RSA.Signing.RSASignature(rawRepresentation: signature),
-            for: SHA256.hash(data: message),
+            for: message.withUnsafeBytes { SHA256.hash(data: $0) },
             padding: .insecurePKCS1v1_5)
     }
 
@@ -25,12 +25,21 @@ public enum RS256 {
 }
 
 public enum HS256 {
-    /// HMAC-SHA256 tag check in constant time (swift-crypto compares without early exit).
+    /// HMAC-SHA256 tag check in constant time (swift-crypto's `==` of a code with bytes compares
+    /// without early exit).
     public static func isValid(tag: [UInt8], for message: [UInt8], key: SymmetricKey) -> Bool {
-        HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: message, using: key)
+        code(message, key: key) == tag
     }
 
     public static func sign(_ message: [UInt8], key: SymmetricKey) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+        Array(code(message, key: key))
+    }
+
+    /// Over the raw buffer: the generic `DataProtocol` path costs as much as the hash itself for
+    /// a token-sized message.
+    static func code(_ message: [UInt8], key: SymmetricKey) -> HashedAuthenticationCode<SHA256> {
+        var authenticator = HMAC<SHA256>(key: key)
+        message.withUnsafeBytes { authenticator.update(data: $0) }
+        return authenticator.finalize()
     }
 }

@@ -20,10 +20,10 @@ struct SinchPolicy {
     let leeway: Int64
 
     func evaluate(context: some VerificationContext, findings: inout Findings) async throws -> VerifiedToken? {
-        // #5–#7 (`typ` is optional here, but must be `JWT` when present)
+        // #5–#7 (`typ` is optional here, but must name a JWT when present)
         try HeaderRules(header: jws.header, parameters: [
             .init(name: "alg", expected: "HS256", required: true),
-            .init(name: "typ", expected: "JWT", required: false),
+            .init(name: "typ", comparison: .mediaType(MediaTypeRule(accepted: ["JWT"])), required: false),
         ], otherRequired: ["kid"]).check(&findings)
 
         // #8: the profile was chosen because `kid` starts with `hkdfv1-`; the rest must be a date.

@@ -95,7 +95,8 @@ private struct Reader {
     mutating func readObject(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
         guard depth <= maximumDepth else { throw .tooDeep }
         try expect(UInt8(ascii: "{"))
-        var members: [String: JSONValue] = [:]
+        // Token headers and claim sets have a handful of members: no rehashing while they arrive.
+        var members = [String: JSONValue](minimumCapacity: 8)
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             offset += 1
@@ -140,8 +141,27 @@ private struct Reader {
 
     mutating func readString() throws(StrictJSON.Failure) -> String {
         try expect(UInt8(ascii: "\""))
+        // Fast path: most strings have no escape, so they are one run of (already validated)
+        // UTF-8 up to the closing quote, made into a String in one step.
+        let start = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                offset += 1
+                return String(decoding: bytes[start..<offset - 1], as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw .invalidString(offset: offset) }
+            offset += 1
+        }
+        guard offset < bytes.count else { throw .unexpectedEnd }
+        return try readEscapedString(prefix: bytes[start..<offset])
+    }
+
+    /// The slow path, from the first backslash on: runs of plain bytes and decoded escapes.
+    mutating func readEscapedString(prefix: ArraySlice<UInt8>) throws(StrictJSON.Failure) -> String {
         var scalars = String.UnicodeScalarView()
-        var run = [UInt8]()
+        var run = Array(prefix)
         func flush() {
             guard !run.isEmpty else { return }
             scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)

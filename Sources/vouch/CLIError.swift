@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// A failure the user can fix: printed to stderr as one line, exit code 1 (64 for usage mistakes,
 /// which ArgumentParser reports itself).
@@ -17,5 +18,3 @@ extension CLIError {
         }
     }
 }
-
-import Foundation

@@ -5,8 +5,9 @@ import VouchTokens
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Manage RSA key pairs for Layer identity tokens.",
-        subcommands: [GenerateKeyCommand.self]
+        abstract: "Make RSA key pairs for Layer identity tokens, and manage a provider's keys on a server.",
+        subcommands: [GenerateKeyCommand.self, AdminKeysCommands.Upload.self, AdminKeysCommands.List.self,
+                      AdminKeysCommands.Disable.self, AdminKeysCommands.Enable.self, AdminKeysCommands.Delete.self]
     )
 }
 

@@ -18,7 +18,7 @@ struct MintCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The user id to vouch for (1…255 bytes).")
     var userId: String
 
-    @Option(name: .long, help: "The nonce from POST /nonces.")
+    @Option(name: .long, parsing: .unconditional, help: "The nonce from POST /nonces (it may begin with `-`).")
     var nonce: String
 
     @Option(name: .long, help: "Seconds until the token expires (60…86400).")

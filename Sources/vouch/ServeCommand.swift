@@ -51,6 +51,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds a request may take from its head to the end of its body before the connection is closed.")
     var requestTimeout: Int64 = 30
 
+    @Flag(name: .long, help: "Mark the dashboard's cookies Secure: use when browsers reach the server over HTTPS (a TLS-terminating proxy).")
+    var secureCookies = false
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -78,10 +81,11 @@ struct ServeCommand: AsyncParsableCommand {
         let store = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
         do {
             let adminToken = try dataDirectory.adminToken()
-            let configuration = ServerConfiguration(host: host, port: port, rateLimit: rateLimit, leewaySeconds: leeway,
+            var configuration = ServerConfiguration(host: host, port: port, rateLimit: rateLimit, leewaySeconds: leeway,
                                                     adminToken: adminToken,
                                                     connectionLimits: ConnectionLimits(idleTimeoutSeconds: idleTimeout,
                                                                                        requestTimeoutSeconds: requestTimeout))
+            configuration.secureCookies = secureCookies
             let host = self.host
             let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in
                 Console.line("vouch listening on http://\(host):\(port)")

@@ -44,7 +44,7 @@ struct ValidateCommand: AsyncParsableCommand {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(ValidateTokenRequest(identityToken: tokenText, appID: appId))))
 
-        let (status, body) = try await send(request)
+        let (status, body) = try await ServerExchange.send(request, to: server)
         guard status == 200, let answer = try? JSONDecoder().decode(ValidateTokenResponse.self, from: body) else {
             let detail = (try? JSONDecoder().decode(ErrorBody.self, from: body)).map { "\($0.id): \($0.message)" }
                 ?? String(decoding: body.prefix(300), as: UTF8.self)
@@ -52,7 +52,9 @@ struct ValidateCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if json {
-            try JSONOutput.print(answer)
+            // The server's own bytes: decoding and re-encoding would rewrite the token's number
+            // literals (`1700000000.0` → `1700000000`) that the answer echoes exactly.
+            print(String(decoding: body, as: UTF8.self))
         } else if answer.valid {
             print("valid: the server would accept this token for \(appId)")
         } else {
@@ -74,23 +76,6 @@ struct ValidateCommand: AsyncParsableCommand {
             return try CLIError.readFile(path).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         throw CLIError("no admin token: pass --admin-token or set VOUCH_ADMIN_TOKEN")
-    }
-
-    private func send(_ request: HTTPClientRequest) async throws -> (UInt, Data) {
-        // A refused connection is retried until the connect timeout: keep it short for a CLI.
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(3), read: .seconds(30))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            let response = try await client.execute(request, timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 1 << 20)
-            try await client.shutdown()
-            return (response.status.code, Data(buffer: body))
-        } catch {
-            try? await client.shutdown()
-            FileHandle.standardError.write(Data("error: cannot reach \(server): \(error)\n".utf8))
-            throw ExitCode(2)
-        }
     }
 }
 

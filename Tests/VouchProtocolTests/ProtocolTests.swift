@@ -10,7 +10,7 @@ let contractReasonTable: [(Int, String, String)] = [
         (4, "eit_malformed_json", "Invalid identity token structure: header and claims must each be one JSON object, with no duplicate names."),
         (5, "eit_header_param_not_found", "Invalid header. Missing parameter (`data.param`)."),
         (6, "eit_header_param_wrong_type", "Invalid header. Wrong type (`data.param`)."),
-        (7, "eit_header_param_wrong_value", "Invalid header. `typ` should be `JWT`, `alg` `RS256`, `cty` `layer-eit;v=1`; any `crit` is refused."),
+        (7, "eit_header_param_wrong_value", "Invalid header. `typ` should be `JWT` (or `JWS`), `alg` `RS256`, `cty` `layer-eit;v=1`; any `crit` is refused."),
         (8, "eit_key_malformed", "The Key ID you specified is malformed (`layer:///keys/` followed by something that is not a UUID)."),
         (9, "eit_key_not_found", "Authentication Key in the `kid` field is invalid. Make sure you provide a valid Authentication Key (Should start with layer:///keys/...)."),
         (10, "eit_key_deleted", "The Key ID you specified has been deleted. Please use a different key or create a new one."),

@@ -145,6 +145,41 @@ struct AdminAPITests {
         }
     }
 
+    /// The unit tests of `PublicKeyInfo` cover every rule; these check the answers over HTTP.
+    @Test("key uploads: e = 65537 only, up to 8192 bits, one PEM block with nothing around it")
+    func keyUploadShape() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let path = "/admin/providers/\(Fixture.bare(fixture.providerID))/keys"
+            /// A public key made of its numbers: the rules are about n and e, not about primes.
+            func publicKey(bits: Int, exponent: [UInt8] = [0x01, 0x00, 0x01]) throws -> _RSA.Signing.PublicKey {
+                var modulus = (0..<bits / 8).map { _ in UInt8.random(in: 0...255) }
+                modulus[0] |= 0x80
+                modulus[modulus.count - 1] |= 0x01
+                return try _RSA.Signing.PublicKey(n: modulus, e: exponent)
+            }
+            func upload(_ pem: String) async throws -> HTTPResult { try await server.post(path, ["public_key": pem], admin: true) }
+            func expectRefused(_ pem: String, saying fragment: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+                let answer = try await upload(pem)
+                #expect(answer.status == 422, "\(answer.text)", sourceLocation: sourceLocation)
+                #expect(answer.json["id"] as? String == "invalid_property", sourceLocation: sourceLocation)
+                #expect(answer.data["property"] as? String == "public_key", sourceLocation: sourceLocation)
+                #expect((answer.json["message"] as? String)?.contains(fragment) == true, "\(answer.text)", sourceLocation: sourceLocation)
+            }
+
+            try await expectRefused(try publicKey(bits: 2048, exponent: [0x03]).pemRepresentation, saying: "65537")
+            try await expectRefused(try publicKey(bits: 3072, exponent: [0x01, 0x00, 0x00, 0x01]).pemRepresentation, saying: "65537")
+            let pem = try publicKey(bits: 2048).pemRepresentation
+            try await expectRefused("Here is my key:\n" + pem, saying: "exactly one PEM block")
+            try await expectRefused(pem + "\n-- sent from my phone", saying: "exactly one PEM block")
+            try await expectRefused(pem + "\n" + (try publicKey(bits: 2048).pemRepresentation), saying: "exactly one PEM block")
+
+            #expect(try await upload("\n  " + pem + "\n\n").status == 201, "whitespace around the block is fine")
+            #expect(try await upload(try publicKey(bits: 8192).pemRepresentation).status == 201)
+            #expect(try await upload(try publicKey(bits: 4096).pkcs1PEMRepresentation).status == 201, "PKCS#1 spelling")
+        }
+    }
+
     @Test("registration secrets: 32 random bytes, shown once, usable at once")
     func registrationSecrets() async throws {
         try await LiveServer.run { server in
@@ -220,6 +255,30 @@ struct AdminAPITests {
             let garbage = try await server.post("/admin/tools/validate-identity-token", ["identity_token": "x.y", "app_id": fixture.appID], admin: true)
             #expect((garbage.json["reasons"] as? [[String: Any]])?.first?["reason"] as? String == "eit_wrong_jws_part_count")
             #expect(try await server.post("/admin/tools/validate-identity-token", ["identity_token": good, "app_id": "\(UUID())"], admin: true).status == 403)
+        }
+    }
+
+    @Test("the validation tool echoes number literals exactly as the token wrote them")
+    func validationToolEchoesLiterals() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let now = server.clock.now
+            let nonce = try await server.nonce()
+            // Written by hand: a JSON library would normalise the very literals under test.
+            let claims = #"{"iss":"\#(fixture.providerID)","prn":"alice","iat":\#(now).0,"exp":\#(now + 60)e0,"#
+                + #""nce":"\#(nonce)","n":[1.50,-0,12345678901234567890123]}"#
+            let token = try Fixture.sign(headerJSON: Fixture.json(fixture.layerHeader()), claimsJSON: claims,
+                                         with: fixture.activeKey.privateKey)
+            let answer = try await server.post("/admin/tools/validate-identity-token",
+                                               ["identity_token": token, "app_id": fixture.appID], admin: true)
+            #expect(answer.status == 200)
+            let reasons = (answer.json["reasons"] as? [[String: Any]] ?? [])
+            #expect(reasons.first?["reason"] as? String == "eit_claim_wrong_type")
+            #expect(reasons.first?["claim"] as? String == "iat")
+            #expect(answer.text.contains(#""iat":\#(now).0"#), "\(answer.text)")
+            #expect(answer.text.contains(#""exp":\#(now + 60)e0"#), "\(answer.text)")
+            #expect(answer.text.contains(#""n":[1.50,-0,12345678901234567890123]"#), "\(answer.text)")
+            #expect(answer.header("Content-Type") == "application/json; charset=utf-8")
         }
     }
 }

@@ -138,7 +138,7 @@ struct ProcessTests {
             let aliceNonce = try await server.nonce()
             let minted = try await scratch.run(["token", "mint", "--provider-id", provider, "--key-id", activeKey,
                                                 "--private-key", activePEMFile.path, "--user-id", "alice",
-                                                "--nonce", aliceNonce, "--display-name", "Alice"])
+                                                "--nonce=\(aliceNonce)", "--display-name", "Alice"])
             try #require(minted.exit == .exited(0), "\(minted)")
             let aliceSignIn = try await server.signIn(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines), app: app)
             try #require(aliceSignIn.status == 201, "\(aliceSignIn)")

@@ -76,6 +76,39 @@ struct SecretRotationTests {
         }
     }
 
+    @Test("DELETE …/registration-secrets/<key>, the contract's spelling: 204, with or without a grace period")
+    func revocationByDelete() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let app = Fixture.bare(fixture.appID)
+            let created = try await server.request(.POST, "/admin/apps/\(app)/registration-secrets", admin: true).json
+            let newKey = try #require(created["application_key"] as? String)
+            let newSecret = try #require(created["application_secret"] as? String)
+            let signIn = { (key: String, secret: String) in
+                try await fixture.signIn(try fixture.sinchToken(
+                    claims: fixture.sinchClaims(now: server.clock.now, applicationKey: key), secret: secret, issuedAt: server.clock.now))
+            }
+
+            let graced = try await server.request(.DELETE, "/admin/apps/\(app)/registration-secrets/\(fixture.registration.key)",
+                                                  body: #"{"grace_seconds": 60}"#, admin: true)
+            #expect(graced.status == 204, "\(graced.text)")
+            #expect(graced.body.isEmpty)
+            #expect(try await signIn(fixture.registration.key, fixture.registration.secret).status == 201, "within the grace period")
+            server.clock.advance(by: 60)
+            #expect(try await signIn(fixture.registration.key, fixture.registration.secret).data["reason"] as? String == "eit_key_not_found")
+
+            let now = try await server.request(.DELETE, "/admin/apps/\(app)/registration-secrets/\(newKey)", admin: true)
+            #expect(now.status == 204)
+            #expect(try await signIn(newKey, newSecret).data["reason"] as? String == "eit_key_not_found")
+            #expect(try await server.request(.DELETE, "/admin/apps/\(app)/registration-secrets/\(UUID())", admin: true).status == 404)
+            #expect(try await server.request(.DELETE, "/admin/apps/\(app)/registration-secrets/\(newKey)",
+                                             body: #"{"grace_seconds": -5}"#, admin: true).status == 422)
+            let listed = try await server.request(.GET, "/admin/apps/\(app)/registration-secrets", admin: true).jsonArray
+            #expect(listed.map { $0["status"] as? String } == ["revoked", "revoked"])
+            #expect(listed.allSatisfy { $0["application_secret"] == nil && $0["revoked_at"] is String })
+        }
+    }
+
     @Test("re-uploading a key the provider already has is 409 conflict, even once deleted")
     func keyUploadedOnce() async throws {
         try await LiveServer.run { server in

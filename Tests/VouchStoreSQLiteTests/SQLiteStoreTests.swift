@@ -76,12 +76,12 @@ struct SQLiteStoreTests {
             try await withSQLiteStore(at: path) { store in
                 let logger = store.logger
                 let applied = try await store.exclusive("test") { db in
-                    try await SQLiteMigrations.apply(SQLiteMigrations.all + [next], on: db, now: 42, logger: logger)
+                    try SQLiteMigrations.apply(SQLiteMigrations.all + [next], on: db, now: 42, logger: logger)
                 }
                 #expect(applied.from == latest)
                 #expect(applied.to == latest + 1)
                 let again = try await store.exclusive("test") { db in
-                    try await SQLiteMigrations.apply(SQLiteMigrations.all + [next], on: db, now: 43, logger: logger)
+                    try SQLiteMigrations.apply(SQLiteMigrations.all + [next], on: db, now: 43, logger: logger)
                 }
                 #expect(again.from == latest + 1)
                 let recorded = try await store.appliedMigrations()
@@ -110,7 +110,7 @@ struct SQLiteStoreTests {
                 let logger = store.logger
                 await #expect(throws: StoreError.self) {
                     try await store.exclusive("test") { db in
-                        try await SQLiteMigrations.apply(SQLiteMigrations.all + [broken], on: db, now: 42, logger: logger)
+                        try SQLiteMigrations.apply(SQLiteMigrations.all + [broken], on: db, now: 42, logger: logger)
                     }
                 }
                 #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))
@@ -187,8 +187,7 @@ struct SQLiteStoreTests {
         try await withTemporaryDirectory { directory in
             let path = directory.file("garbage.sqlite")
             try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
-            // Were the half-opened connection not closed, SQLiteNIO's deinit assertion would stop
-            // the test process here.
+            // The half-opened connection is closed again: nothing is left open to leak.
             await #expect(throws: StoreError.self) {
                 let store = try await SQLiteStore.open(path: path)
                 try await store.close()
@@ -228,6 +227,57 @@ struct SQLiteStoreTests {
                     try await group.waitForAll()
                 }
                 #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 10)
+            }
+        }
+    }
+
+    @Test("group commit: of 200 concurrent sign-ins, each failure is its own and every success is durable")
+    func groupCommit() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let app = makeApp()
+            let reused = randomBytes()
+            let outcomes = try await withSQLiteStore(at: path) { store in
+                try await store.createApp(app)
+                try await store.setSuspended(appID: app.id, userID: "suspended", suspended: true, now: t0)
+                return try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            // Every fourth reuses one nonce, every seventh is a suspended user: the
+                            // operations that fail share commits with those that succeed.
+                            let nonce: NonceClaim = index % 4 == 0
+                                ? .serverNonce(hash: reused, expiresAt: t0 + 600)
+                                : .serverNonce(hash: randomBytes(), expiresAt: t0 + 600)
+                            let user = index % 7 == 0 ? "suspended" : "user-\(index)"
+                            do {
+                                _ = try await store.createSession(newSession(app: app.id, user: user, nonce: nonce))
+                                return (index, "created")
+                            } catch StoreError.nonceAlreadyUsed {
+                                return (index, "nonce")
+                            } catch StoreError.userSuspended {
+                                return (index, "suspended")
+                            }
+                        }
+                    }
+                    var outcomes: [Int: String] = [:]
+                    for try await (index, outcome) in group { outcomes[index] = outcome }
+                    return outcomes
+                }
+            }
+            let created = outcomes.keys.filter { outcomes[$0] == "created" }
+            let createdWithReusedNonce = created.filter { $0 % 4 == 0 }
+            #expect(createdWithReusedNonce.count == 1, "one nonce, one session: \(createdWithReusedNonce.sorted())")
+            #expect(outcomes.keys.filter { outcomes[$0] == "suspended" }.allSatisfy { $0 % 7 == 0 })
+            #expect(created.allSatisfy { $0 % 7 != 0 })
+            #expect(outcomes.count == 200)
+            // Reopened: exactly the acknowledged sessions are there, nothing of the refused ones.
+            try await withSQLiteStore(at: path) { store in
+                var live = 0
+                for index in 0..<200 where index % 7 != 0 {
+                    live += try await store.activeSessionCount(appID: app.id, userID: "user-\(index)", now: t0)
+                }
+                #expect(live == created.count)
+                #expect(try await store.user(appID: app.id, userID: "suspended")?.suspended == true)
             }
         }
     }

@@ -1,27 +1,17 @@
 import Crypto
 import Foundation
+import Synchronization
 import Testing
 import VouchProtocol
 import VouchTokens
 import _CryptoExtras
 
-// MARK: - Vectors beside the checkout
+// MARK: - Vendored vectors
 
-/// The shared test vectors (`../shared/vectors` relative to the package root).
+/// The public test vectors the tests need, vendored as resources of this target (see
+/// Vectors/README.md), so that a fresh clone needs nothing beside it and no test skips.
 enum Vectors {
-    /// Tests/VouchTokensTests/Support.swift → up two levels from its folder is the package root.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()   // Tests/VouchTokensTests
-        .deletingLastPathComponent()   // Tests
-        .deletingLastPathComponent()   // package root
-
-    static let directory: URL = packageRoot.appendingPathComponent("../shared/vectors").standardizedFileURL
-
-    static var available: Bool {
-        FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
-    }
-
-    static let skipMessage = "test vectors not found at ../shared/vectors (beside the checkout); skipped"
+    static let directory: URL = Bundle.module.resourceURL!.appendingPathComponent("Vectors")
 
     static func url(_ relative: String) -> URL { directory.appendingPathComponent(relative) }
 
@@ -167,21 +157,12 @@ enum TestKeys {
 // MARK: - The injected world
 
 /// Records which lookups the verifier made.
-final class CallLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var calls: [String] = []
+final class CallLog: Sendable {
+    private let calls = Mutex<[String]>([])
 
-    func record(_ call: String) {
-        lock.lock()
-        calls.append(call)
-        lock.unlock()
-    }
+    func record(_ call: String) { calls.withLock { $0.append(call) } }
 
-    var all: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return calls
-    }
+    var all: [String] { calls.withLock { $0 } }
 }
 
 /// A plain in-memory `VerificationContext`: the world the verifier is shown.
@@ -333,5 +314,34 @@ func rejection(of token: String, appID: UUID, context: TestContext, now: Int64,
     } catch {
         Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
         return nil
+    }
+}
+
+// MARK: - Keys made by hand
+
+/// SubjectPublicKeyInfo PEM written byte by byte, for keys no library will construct (an 8200-bit
+/// modulus, e = 3): the upload rules are about n and e, not about primes.
+enum HandMadeRSA {
+    /// `bits` is a multiple of 8.
+    static func publicKeyPEM(bits: Int, exponent: [UInt8] = [0x01, 0x00, 0x01]) -> String {
+        var modulus = (0..<bits / 8).map { _ in UInt8.random(in: 0...255) }
+        modulus[0] |= 0x80
+        modulus[modulus.count - 1] |= 1
+        let rsaKey = der(0x30, integer(modulus) + integer(exponent))
+        let algorithm = der(0x30, der(0x06, [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) + [0x05, 0x00])
+        let spki = der(0x30, algorithm + der(0x03, [0x00] + rsaKey))
+        let body = Data(spki).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----\n"
+    }
+
+    private static func integer(_ bytes: [UInt8]) -> [UInt8] {
+        der(0x02, (bytes.first ?? 0) & 0x80 != 0 ? [0x00] + bytes : bytes)
+    }
+
+    private static func der(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+        let count = content.count
+        if count < 0x80 { return [tag, UInt8(count)] + content }
+        let lengthBytes = withUnsafeBytes(of: UInt32(count).bigEndian) { Array($0) }.drop { $0 == 0 }
+        return [tag, 0x80 | UInt8(lengthBytes.count)] + lengthBytes + content
     }
 }

@@ -240,6 +240,55 @@ struct KeyTests {
         }
     }
 
+    @Test("PublicKeyInfo refuses e ≠ 65537, moduli over 8192 bits and text around the PEM block")
+    func refusesShapes() throws {
+        func key(bits: Int, e: [UInt8] = [1, 0, 1]) throws -> _RSA.Signing.PublicKey {
+            var n = (0..<bits / 8).map { _ in UInt8.random(in: 0...255) }
+            n[0] |= 0x80
+            n[n.count - 1] |= 1
+            return try _RSA.Signing.PublicKey(n: n, e: e)
+        }
+        #expect(throws: PublicKeyInfo.Failure.unsupportedExponent) { try PublicKeyInfo(pem: try key(bits: 2048, e: [3]).pemRepresentation) }
+        #expect(throws: PublicKeyInfo.Failure.unsupportedExponent) { try PublicKeyInfo(pem: HandMadeRSA.publicKeyPEM(bits: 2048, exponent: [3])) }
+        #expect(throws: PublicKeyInfo.Failure.unsupportedExponent) { try PublicKeyInfo(pem: try key(bits: 2048, e: [1, 0, 0, 1]).pemRepresentation) }
+        // Over 8192 bits BoringSSL does not parse the key at all; the message names the range.
+        #expect(throws: PublicKeyInfo.Failure.notAPublicKey) { try PublicKeyInfo(pem: HandMadeRSA.publicKeyPEM(bits: 8200)) }
+        #expect(PublicKeyInfo.Failure.notAPublicKey.message.contains("2048 to 8192 bits"))
+        #expect(try PublicKeyInfo(pem: try key(bits: 8192).pemRepresentation).key.keySizeInBits == 8192)
+        let pem = TestKeys.provider.publicKeyPEM
+        for wrapped in ["x" + pem, pem + "x", pem + pem, "Subject: my key\n" + pem, pem + "\n-----END PUBLIC KEY-----"] {
+            #expect(throws: PublicKeyInfo.Failure.textAroundPEM) { try PublicKeyInfo(pem: wrapped) }
+        }
+        #expect(try PublicKeyInfo(pem: "\r\n\t " + pem + "\n\n").fingerprint == TestKeys.provider.fingerprint)
+        for failure in [PublicKeyInfo.Failure.notAPublicKey, .textAroundPEM, .tooSmall(bits: 1024), .tooLarge(bits: 9000), .unsupportedExponent] {
+            #expect(!failure.message.isEmpty)
+        }
+    }
+
+    @Test("typ is a media type: JWT or JWS in any ASCII case, application/ optional", arguments: [
+        "JWT", "JWS", "jwt", "jws", "Jws", "application/jwt", "APPLICATION/JWS", "application/JWT",
+    ])
+    func typSpellings(typ: String) async throws {
+        var header = LayerWorld.header()
+        header["typ"] = jsonString(typ)
+        let token = try LayerWorld.token(header: header)
+        let verified = try await TokenVerifier().verify(token, appID: LayerWorld.appID, context: LayerWorld.context(), now: LayerWorld.now)
+        #expect(verified.userID == LayerWorld.userID)
+    }
+
+    @Test("typ values that only look like JWT are #7", arguments: [
+        "JOSE", "JWE", "text/jwt", "application/", "application/jose", " JWT", "JWT ", "application/ jwt", "ＪＷＴ", "JWT\u{0}", "jwt+json",
+        "applicationx/jwt", "application//jwt",
+    ])
+    func typLookalikes(typ: String) async throws {
+        var header = LayerWorld.header()
+        header["typ"] = jsonString(typ)
+        let token = try LayerWorld.token(header: header)
+        let rejection = await rejection(of: token, appID: LayerWorld.appID, context: LayerWorld.context(), now: LayerWorld.now)
+        #expect(rejection?.reason == .headerParamWrongValue)
+        #expect(rejection?.param == "typ")
+    }
+
     @Test("RSAKeyPair: 2048 bits, PKCS#8 private PEM, SPKI public PEM; too small refused")
     func keyPair() throws {
         let pair = TestKeys.provider

@@ -12,7 +12,7 @@ func hexField(_ test: [String: Any], _ name: String, sourceLocation: SourceLocat
 
 /// Project Wycheproof vectors through the exact primitives the verifier calls (`RS256.isValid`,
 /// `HS256.isValid`).
-@Suite("Wycheproof", .enabled(if: Vectors.available, "\(Vectors.skipMessage)"))
+@Suite("Wycheproof")
 struct WycheproofTests {
     @Test("RSASSA-PKCS1-v1_5 SHA-256: valid accepted, invalid and acceptable rejected",
           arguments: ["rsa_signature_2048_sha256_test.json", "rsa_signature_3072_sha256_test.json",

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 import Testing
 import VouchProtocol
 import VouchTestSupport
@@ -244,11 +245,9 @@ final class ProcessChild: @unchecked Sendable {
 
 /// A temporary directory plus every process a test started in it. `ProcessScratch.with` removes
 /// both whatever happens: a failed expectation, a thrown error, a cancelled test.
-final class ProcessScratch: @unchecked Sendable {
+final class ProcessScratch: Sendable {
     let directory: URL
-    private let lock = NSLock()
-    private var children: [ProcessChild] = []
-    private var counter = 0
+    private let started = Mutex<(children: [ProcessChild], counter: Int)>(([], 0))
 
     private init() throws {
         directory = FileManager.default.temporaryDirectory
@@ -276,21 +275,21 @@ final class ProcessScratch: @unchecked Sendable {
 
     /// Starts `vouch <arguments>` here; the scratch stops it at the end if the test did not.
     func spawn(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessChild {
-        let unique: String = lock.withLock {
-            counter += 1
-            return "\(counter)-\(name)"
+        let unique: String = started.withLock {
+            $0.counter += 1
+            return "\($0.counter)-\(name)"
         }
         let child = try ProcessChild(name: unique, arguments: arguments, environment: environment, directory: directory)
-        lock.withLock { children.append(child) }
+        started.withLock { $0.children.append(child) }
         return child
     }
 
     func killAllNow() {
-        for child in lock.withLock({ children }) { child.killNow() }
+        for child in started.withLock({ $0.children }) { child.killNow() }
     }
 
     private func cleanUp() async {
-        let all = lock.withLock { children }
+        let all = started.withLock { $0.children }
         for child in all where child.isRunning { child.killNow() }
         for child in all { _ = try? await child.waitForExit(timeout: .seconds(10)) }
         try? FileManager.default.removeItem(at: directory)

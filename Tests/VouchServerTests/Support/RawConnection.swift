@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Its calls block, so they run on a Dispatch thread, never on Swift's cooperative pool (which
 /// the in-process server needs to answer).
-final class RawConnection: @unchecked Sendable {
+final class RawConnection: Sendable {
     /// How a read ended.
     enum End: Equatable, CustomStringConvertible {
         /// The server closed the connection (or reset it).

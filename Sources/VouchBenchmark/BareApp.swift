@@ -1,0 +1,24 @@
+import Foundation
+import Hummingbird
+import Logging
+import VouchTokens
+
+/// The floor for the HTTP figures: Hummingbird 2 with one route, answering `POST /nonces` with 32
+/// random bytes in the same JSON shape as Vouch, and no store, no middleware. Whatever Vouch
+/// costs beyond this is Vouch's.
+enum BareApp {
+    static func run(port: Int) async throws {
+        let router = Router()
+        router.post("/nonces") { _, _ -> Response in
+            let nonce = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+            let body = #"{"expires_at":"2026-01-01T00:00:00Z","nonce":"\#(nonce)"}"#
+            return Response(status: .created, headers: [.contentType: "application/json; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        var logger = Logger(label: "bare-app")
+        logger.logLevel = .warning
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                              onServerRunning: { _ in print("bare app listening on 127.0.0.1:\(port)") }, logger: logger)
+        try await app.runService()
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import VouchTokens
+
+/// Sets up a running `vouch serve` for wrk: an app, a provider bound to it, a generated key, then
+/// `count` sign-in bodies, each with its own nonce and token (a token signs in once), written one
+/// per line to `signins.jsonl`, and one live session token in `session.txt`. Minting runs on
+/// every core: it is the app backend's work, not the server's, and happens before the clock runs.
+struct SignInPreparation {
+    let api: BenchmarkAPI
+    let count: Int
+    let directory: URL
+
+    func run() async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let world = try await api.setUp()
+        let session = try await api.signIn(world)
+        try Data(session.utf8).write(to: directory.appendingPathComponent("session.txt"))
+
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let lines = try await withThrowingTaskGroup(of: [String].self) { group in
+            for worker in 0..<workers {
+                let share = count / workers + (worker < count % workers ? 1 : 0)
+                group.addTask {
+                    var lines: [String] = []
+                    lines.reserveCapacity(share)
+                    for index in 0..<share {
+                        let token = try world.minter.mint(userID: "user-\(worker)-\(index % 5000)", nonce: try await api.nonce(),
+                                                          ttl: 600)
+                        lines.append(#"{"identity_token":"\#(token)","app_id":"\#(world.appID)"}"#)
+                    }
+                    return lines
+                }
+            }
+            var all: [String] = []
+            for try await lines in group { all += lines }
+            return all
+        }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: directory.appendingPathComponent("signins.jsonl"))
+        print("prepared \(lines.count) sign-ins for app \(world.appID)")
+    }
+}

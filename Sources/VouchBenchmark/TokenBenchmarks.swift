@@ -1,0 +1,58 @@
+import Crypto
+import Foundation
+import VouchProtocol
+import VouchTokens
+import _CryptoExtras
+
+/// Whole-token verification in one task with an in-memory world, next to the primitives it
+/// cannot avoid (one RSA-2048 verify, one HMAC-SHA256), so the ratio says what Vouch adds.
+enum TokenBenchmarks {
+    static func run(seconds: Double) async throws {
+        let pair = try RSAKeyPair.generate()
+        let providerID = UUID(), keyID = UUID(), appID = UUID(), applicationKey = UUID()
+        let secret = (0..<32).map { UInt8($0) }
+        let context = BenchmarkContext(
+            key: LayerVerificationKey(id: keyID, providerID: providerID, status: .active, publicKey: pair.privateKey.publicKey),
+            appID: appID,
+            secret: RegistrationSecret(applicationKey: applicationKey, appID: appID, secret: secret))
+        let now = Int64(Date().timeIntervalSince1970)
+        let layer = try LayerTokenMinter(privateKey: pair.privateKey, providerID: providerID, keyID: keyID)
+        let sinch = try SinchTokenMinter(applicationKey: applicationKey.lowercased, applicationSecret: Data(secret).base64EncodedString())
+        let layerToken = try layer.mint(userID: "alice", nonce: String(repeating: "n", count: 96), issuedAt: now)
+        let sinchToken = try sinch.mint(userID: "alice", issuedAt: now)
+        let jws = try CompactJWS(parsing: layerToken)
+        let sinchJWS = try CompactJWS(parsing: sinchToken)
+        let sinchKey = SymmetricKey(data: SinchSigningKey.derive(secret: secret, date: CivilDate(unixSeconds: now)))
+        let verifier = TokenVerifier()
+
+        let rsa = try await Measurement.run("RS256 verify (the primitive)", seconds: seconds) {
+            guard RS256.isValid(signature: jws.signature, for: jws.signingInput, publicKey: pair.privateKey.publicKey) else {
+                throw BenchmarkError("signature did not verify")
+            }
+        }
+        let layerVerify = try await Measurement.run("Layer token: whole verify", seconds: seconds) {
+            _ = try await verifier.verify(layerToken, appID: appID, context: context, now: now)
+        }
+        let hmac = try await Measurement.run("HMAC-SHA256 (the primitive)", seconds: seconds) {
+            var authenticator = HMAC<SHA256>(key: sinchKey)
+            sinchJWS.signingInput.withUnsafeBytes { authenticator.update(data: $0) }
+            _ = authenticator.finalize()
+        }
+        let sinchVerify = try await Measurement.run("Sinch token: whole verify", seconds: seconds) {
+            _ = try await verifier.verify(sinchToken, appID: appID, context: context, now: now)
+        }
+        let parse = try await Measurement.run("Layer token: parse only (rules #1-#4)", seconds: seconds) {
+            _ = try CompactJWS(parsing: layerToken)
+        }
+        let mint = try await Measurement.run("Layer token: mint (RS256 sign)", seconds: seconds) {
+            _ = try layer.mint(userID: "alice", nonce: "n", issuedAt: now)
+        }
+        let sinchMint = try await Measurement.run("Sinch token: mint", seconds: seconds) {
+            _ = try sinch.mint(userID: "alice", issuedAt: now)
+        }
+        for result in [rsa, layerVerify, hmac, sinchVerify, parse, mint, sinchMint] { print(result.line) }
+        // By CPU time per operation, which a busy machine disturbs less than wall-clock rates.
+        print(String(format: "ratio: Layer whole verify / RSA verify = %.2f (target >= 0.80)", rsa.cpuMicros / layerVerify.cpuMicros))
+        print(String(format: "ratio: Sinch whole verify / HMAC-SHA256 = %.2f (target >= 0.50)", hmac.cpuMicros / sinchVerify.cpuMicros))
+    }
+}

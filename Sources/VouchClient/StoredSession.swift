@@ -1,0 +1,49 @@
+import Foundation
+import VouchProtocol
+
+/// How a session was opened, so that a challenge is answered the same way.
+enum SignInProfile: String, Codable, Sendable {
+    /// LayerKit: nonce → identity token.
+    case identityToken
+    /// Sinch: registration token, no server nonce.
+    case registration
+}
+
+/// The session as persisted between launches. It names the server and app it belongs to, so
+/// that a file left by another configuration is never used.
+struct StoredSession: Codable, Sendable, Equatable {
+    static let currentVersion = 1
+
+    var version = StoredSession.currentVersion
+    var server: String
+    var appID: String
+    var sessionToken: String
+    var expiresAt: String
+    var user: Identity
+    var profile: SignInProfile
+    /// The name of the user's data container directory.
+    var container: String
+
+    enum CodingKeys: String, CodingKey {
+        case version, server, profile, container, user
+        case appID = "app_id"
+        case sessionToken = "session_token"
+        case expiresAt = "expires_at"
+    }
+
+    /// Whether `expires_at` is in the past by this device's clock (the server decides in the end;
+    /// this only spares a request that is certain to be challenged).
+    var hasExpired: Bool {
+        guard let expiry = Timestamp.parse(expiresAt) else { return false }
+        return expiry < Int64(Date().timeIntervalSince1970)
+    }
+}
+
+/// What reading the credential store found.
+enum StoredSessionLoad: Sendable {
+    case none
+    case session(StoredSession)
+    /// Present but unusable (corrupt, another app's or server's, expired): treated as absent and
+    /// reported to the app through `VouchClientEvent.storedSessionDiscarded`.
+    case discarded(String)
+}

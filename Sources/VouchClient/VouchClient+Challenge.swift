@@ -1,0 +1,106 @@
+import Foundation
+import VouchProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension VouchClient {
+    // MARK: Authenticated requests
+
+    /// Sends the app's own request with the session attached (`Authorization: Layer
+    /// session-token="…"`), to Vouch or to the app's realtime service. A 401 challenge in the
+    /// answer goes through the client's challenge logic: the client is deauthenticated at once,
+    /// the challenge event is delivered, and with a token provider the request is retried once
+    /// with the new session. Any other answer is returned as it came.
+    ///
+    /// Each exchange is bounded by `requestTimeoutSeconds`. On Linux, cancelling the calling task
+    /// does not abort a transfer already under way (FoundationNetworking cannot do it safely).
+    public func data(for request: URLRequest) async throws(VouchClientError) -> (Data, HTTPURLResponse) {
+        let answer = try await perform(request)
+        return (answer.body, answer.response)
+    }
+
+    /// `GET /users/me`: the signed-in user and their session as the server sees them.
+    public func currentUserFromServer() async throws(VouchClientError) -> CurrentUserResponse {
+        let answer = try await perform(HTTPTransport.jsonRequest(url("users/me"), method: "GET", body: Optional<String>.none))
+        guard answer.status == 200 else { throw HTTPTransport.failure(answer) }
+        guard let me = try? JSONDecoder().decode(CurrentUserResponse.self, from: answer.body) else {
+            throw .invalidResponse(message: "GET /users/me answered 200 without a user")
+        }
+        return me
+    }
+
+    func perform(_ request: URLRequest) async throws(VouchClientError) -> HTTPAnswer {
+        try loadIfNeeded()
+        var retried = false
+        // The user this request is made for. A retry never goes out with another user's session,
+        // whatever switch happened while it waited (Stream #3084).
+        var owner = session?.user.userID ?? refresh?.userID
+        while true {
+            guard let current = session else {
+                if let refresh, !retried {
+                    try await wait(for: refresh)
+                    retried = true
+                    continue
+                }
+                throw retried ? .superseded : .notAuthenticated
+            }
+            if let owner, current.user.userID != owner { throw .superseded }
+            owner = current.user.userID
+            let sentGeneration = generation
+            var attempt = request
+            attempt.setValue("Layer session-token=\"\(current.sessionToken)\"", forHTTPHeaderField: "Authorization")
+            let answer = try await transport.send(attempt)
+            guard let challenge = answer.challenge else { return answer }
+            try await handleChallenge(challenge, sentWith: sentGeneration, mayRefresh: !retried)
+            retried = true
+        }
+    }
+
+    /// Handles one 401. Returns when the request may be retried with the (new) current session;
+    /// throws when it may not.
+    private func handleChallenge(_ challenge: ChallengeDetails, sentWith sentGeneration: UInt64, mayRefresh: Bool) async throws(VouchClientError) {
+        if let refresh, refresh.origin == sentGeneration {
+            return try await wait(for: refresh)
+        }
+        guard sentGeneration == generation, let challenged = session else {
+            // The session changed after this request was sent: the answer is about an old one.
+            if session != nil { return }
+            if let refresh { return try await wait(for: refresh) }
+            throw .challengeUnanswered(challenge)
+        }
+        // The current session is over: deauthenticated now, whatever happens next.
+        let definitive = challenge.reason == .sessionRevoked || challenge.reason == .userSuspended
+        session = nil
+        generation &+= 1
+        try? store.remove()
+        if definitive {
+            retainedContainer = nil
+            try? containers.removeAll()
+        } else {
+            retainedContainer = (challenged.user.userID, challenged.container)
+        }
+        hub.emit(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
+        hub.emit(.didDeauthenticate(userID: challenged.user.userID))
+
+        let canAnswer = switch challenged.profile {
+        case .identityToken: configuration.identityTokenProvider != nil
+        case .registration: configuration.registrationCredentialsProvider != nil
+        }
+        guard mayRefresh, canAnswer, challenge.reason != .userSuspended else { throw .challengeUnanswered(challenge) }
+
+        try await wait(for: startFlight(userID: challenged.user.userID, profile: challenged.profile,
+                                        challengeNonce: challenge.nonce, origin: sentGeneration))
+    }
+
+    /// Waits for a refresh another request started; its error is this request's error, unless
+    /// the same user has a session again by now (signed in by the app meanwhile).
+    func wait(for refresh: Refresh) async throws(VouchClientError) {
+        do {
+            try await refresh.task.value
+        } catch {
+            if let session, session.user.userID == refresh.userID { return }
+            throw (error as? VouchClientError) ?? .superseded
+        }
+    }
+}

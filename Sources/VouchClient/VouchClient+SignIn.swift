@@ -1,0 +1,247 @@
+import Foundation
+import VouchProtocol
+
+/// What `deauthenticate()` could confirm. Local state is wiped in every case.
+public enum DeauthenticationResult: Sendable, Equatable {
+    /// The server ended the session.
+    case confirmed
+    /// The session is gone locally, but the server could not be told (offline): it ends there when
+    /// it expires or is revoked.
+    case unconfirmed(VouchClientError)
+    /// Nobody was signed in; local state was wiped anyway.
+    case wasNotAuthenticated
+}
+
+extension VouchClient {
+    // MARK: LayerKit flow
+
+    /// A fresh nonce bound to this app, for the app's backend to put into an identity token; `nil`
+    /// when a user is already authenticated (as LayerKit's `requestAuthenticationNonce`).
+    public func requestAuthenticationNonce() async throws(VouchClientError) -> String? {
+        try loadIfNeeded()
+        guard session == nil else { return nil }
+        return try await requestNonce()
+    }
+
+    /// Exchanges an identity token from the app's backend for a session.
+    ///
+    /// - Throws: `alreadyAuthenticated` when another sign-in is in place (deauthenticate first),
+    ///   `invalidIdentityToken` with the server's reason, `superseded` when `deauthenticate()`
+    ///   ran meanwhile.
+    @discardableResult
+    public func authenticate(identityToken: String) async throws(VouchClientError) -> Identity {
+        try loadIfNeeded()
+        if let session { throw .alreadyAuthenticated(userID: session.user.userID) }
+        let expected = generation
+        let response = try await openSession(identityToken)
+        return try accept(response, profile: .identityToken, expected: expected, userID: nil)
+    }
+
+    /// Signs the user out: ends the session on the server (`DELETE /sessions/<token>`) and always
+    /// wipes the persisted session and the user's data container, before any network call, so
+    /// that nothing of the user survives even when the device is offline.
+    ///
+    /// Any sign-in or challenge answer in flight is cancelled and its result discarded.
+    @discardableResult
+    public func deauthenticate() async throws(VouchClientError) -> DeauthenticationResult {
+        try? loadIfNeeded()
+        let ended = session
+        generation &+= 1
+        session = nil
+        refresh?.task.cancel()
+        refresh = nil
+        retainedContainer = nil
+        var wipeFailure: CredentialStoreError?
+        do { try store.remove() } catch { wipeFailure = error }
+        do { try containers.removeAll() } catch { wipeFailure = wipeFailure ?? error }
+        if wipeFailure == nil { loaded = true }
+        if let ended { hub.emit(.didDeauthenticate(userID: ended.user.userID)) }
+        if let wipeFailure { throw .credentialStoreUnavailable(message: wipeFailure.description) }
+        guard let ended else { return .wasNotAuthenticated }
+        let request = HTTPTransport.jsonRequest(url("sessions/\(ended.sessionToken)"), method: "DELETE", body: Optional<String>.none)
+        do {
+            let answer = try await transport.send(request)
+            return answer.status == 204 ? .confirmed : .unconfirmed(HTTPTransport.failure(answer))
+        } catch {
+            return .unconfirmed(error)
+        }
+    }
+
+    // MARK: One-call sign-in
+
+    /// Makes `userID` the signed-in user, as the documents' multi-user sample does by hand:
+    /// resumes when that user is already signed in; otherwise deauthenticates whoever is, waits
+    /// for it, and signs `userID` in through the identity-token provider.
+    @discardableResult
+    public func connect(userID: String) async throws(VouchClientError) -> Identity {
+        guard configuration.identityTokenProvider != nil else {
+            throw .tokenProviderFailed(message: "connect(userID:) needs Configuration.identityTokenProvider")
+        }
+        return try await signIn(userID: userID, profile: .identityToken)
+    }
+
+    /// Sinch's `start`: resumes the stored session when it is `userID`'s; otherwise asks the
+    /// registration-credentials provider for a token and opens a session with it. Called again
+    /// on a later launch, it asks the provider only if the session is gone.
+    @discardableResult
+    public func start(userID: String) async throws(VouchClientError) -> Identity {
+        guard configuration.registrationCredentialsProvider != nil else {
+            throw .tokenProviderFailed(message: "start(userID:) needs Configuration.registrationCredentialsProvider")
+        }
+        return try await signIn(userID: userID, profile: .registration)
+    }
+
+    /// One sign-in for `userID` however many callers ask at once (a launch-time herd, or a call
+    /// racing an automatic challenge answer): they all wait for the same flight. A few passes at
+    /// most, because each await may find the state changed by another caller.
+    private func signIn(userID: String, profile: SignInProfile) async throws(VouchClientError) -> Identity {
+        try loadIfNeeded()
+        for _ in 0..<3 {
+            if let session, session.user.userID == userID { return session.user }
+            if let refresh, refresh.userID == userID {
+                try await wait(for: refresh)
+                continue
+            }
+            if let refresh {
+                // Another user's sign-in or challenge answer: this call wins over it.
+                refresh.task.cancel()
+                self.refresh = nil
+                generation &+= 1
+            }
+            if session != nil {
+                try await deauthenticate()
+                continue
+            }
+            try await wait(for: startFlight(userID: userID, profile: profile, challengeNonce: nil, origin: generation))
+        }
+        guard let session, session.user.userID == userID else { throw .superseded }
+        return session.user
+    }
+
+    /// Starts the one sign-in in flight for `userID`, tagged with the current generation: its
+    /// result is dropped if the generation moves on before it lands.
+    func startFlight(userID: String, profile: SignInProfile, challengeNonce: String?, origin: UInt64) -> Refresh {
+        let expected = generation
+        let id = UUID()
+        let task = Task {
+            try await self.runFlight(id: id, userID: userID, profile: profile, nonce: challengeNonce, expected: expected)
+        }
+        let flight = Refresh(id: id, origin: origin, userID: userID, task: task)
+        refresh = flight
+        return flight
+    }
+
+    private func runFlight(id: UUID, userID: String, profile: SignInProfile, nonce: String?, expected: UInt64) async throws(VouchClientError) {
+        defer { if refresh?.id == id { refresh = nil } }
+        try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected)
+    }
+
+    // MARK: Shared steps
+
+    /// Up to `retryPolicy.maximumAttempts` sign-ins for `userID`, with backoff; stops at once for
+    /// errors a retry cannot fix, and as soon as the generation moves on.
+    func signInAttempts(userID: String, profile: SignInProfile, challengeNonce: String?, expected: UInt64) async throws(VouchClientError) {
+        let policy = configuration.retryPolicy
+        var nonce = challengeNonce
+        var lastError = VouchClientError.superseded
+        for attempt in 0..<policy.maximumAttempts {
+            if attempt > 0 {
+                let retryAfter: Int? = if case .rateLimited(let seconds) = lastError { seconds } else { nil }
+                try? await Task.sleep(for: .seconds(policy.delay(beforeAttempt: attempt, retryAfterSeconds: retryAfter)))
+                nonce = nil
+            }
+            guard generation == expected, !Task.isCancelled else { throw .superseded }
+            do {
+                let token: String
+                switch profile {
+                case .identityToken:
+                    guard let provider = configuration.identityTokenProvider else { throw VouchClientError.tokenProviderFailed(message: "no identity-token provider") }
+                    let usedNonce: String
+                    if let nonce { usedNonce = nonce } else { usedNonce = try await requestNonce() }
+                    guard generation == expected else { throw VouchClientError.superseded }
+                    token = try await callProvider { try await provider(userID, usedNonce) }
+                case .registration:
+                    guard let provider = configuration.registrationCredentialsProvider else { throw VouchClientError.tokenProviderFailed(message: "no registration-credentials provider") }
+                    token = try await callProvider { try await provider(userID) }
+                }
+                guard generation == expected else { throw VouchClientError.superseded }
+                let response = try await openSession(token)
+                _ = try accept(response, profile: profile, expected: expected, userID: userID)
+                return
+            } catch let error as VouchClientError {
+                lastError = error
+                guard Self.isWorthRetrying(error) else { throw error }
+            } catch {
+                throw .superseded
+            }
+        }
+        throw lastError
+    }
+
+    /// Installs a fresh session unless the world moved on while it was being opened; a discarded
+    /// session is ended on the server so it cannot be used by anyone.
+    private func accept(_ response: SessionResponse, profile: SignInProfile, expected: UInt64,
+                        userID: String?) throws(VouchClientError) -> Identity {
+        if let current = session {
+            endOnServer(response.sessionToken)
+            throw .alreadyAuthenticated(userID: current.user.userID)
+        }
+        guard generation == expected else {
+            endOnServer(response.sessionToken)
+            throw .superseded
+        }
+        if let userID, response.user.userID != userID {
+            endOnServer(response.sessionToken)
+            throw .invalidResponse(message: "the provider's token signed in \"\(response.user.userID)\", not \"\(userID)\"")
+        }
+        return try install(response, profile: profile)
+    }
+
+    /// Errors a later attempt may not meet: the network, an overloaded server, a provider hiccup,
+    /// a nonce that was used or expired meanwhile. Never a refused signature, key, provider,
+    /// binding, suspension, malformed token or a clock that is off.
+    static func isWorthRetrying(_ error: VouchClientError) -> Bool {
+        switch error {
+        case .network, .serverUnavailable, .rateLimited, .tokenProviderFailed, .tokenProviderTimedOut:
+            true
+        case .invalidIdentityToken(let rejection):
+            rejection.knownReason == .nonceNotFound || rejection.knownReason == .nonceReplayed
+        default:
+            false
+        }
+    }
+
+    func requestNonce() async throws(VouchClientError) -> String {
+        let request = HTTPTransport.jsonRequest(url("nonces"), method: "POST", body: CreateNonceRequest(appID: appID))
+        let answer = try await transport.send(request)
+        guard answer.status == 201 else { throw HTTPTransport.failure(answer) }
+        guard let nonce = try? JSONDecoder().decode(NonceResponse.self, from: answer.body) else {
+            throw .invalidResponse(message: "POST /nonces answered 201 without a nonce")
+        }
+        return nonce.nonce
+    }
+
+    func openSession(_ token: String) async throws(VouchClientError) -> SessionResponse {
+        let body = CreateSessionRequest(identityToken: token, appID: appID)
+        let answer = try await transport.send(HTTPTransport.jsonRequest(url("sessions"), method: "POST", body: body))
+        guard answer.status == 201 else { throw HTTPTransport.failure(answer) }
+        guard let response = try? JSONDecoder().decode(SessionResponse.self, from: answer.body) else {
+            throw .invalidResponse(message: "POST /sessions answered 201 without a session")
+        }
+        return response
+    }
+
+    /// The app's provider, with the configured timeout; whatever it throws becomes a typed error.
+    func callProvider(_ operation: @escaping @Sendable () async throws -> String) async throws(VouchClientError) -> String {
+        let seconds = configuration.providerTimeoutSeconds
+        do {
+            return try await withDeadline(seconds: seconds, operation)
+        } catch is DeadlineExceeded {
+            throw .tokenProviderTimedOut(seconds: seconds)
+        } catch is CancellationError {
+            throw .superseded
+        } catch {
+            throw .tokenProviderFailed(message: String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import VouchProtocol
+
+extension VouchClient {
+    /// Reads the persisted session once, lazily. An unreadable store throws and leaves the client
+    /// "not yet loaded", so the next call tries again instead of concluding the user signed out.
+    func loadIfNeeded() throws(VouchClientError) {
+        guard !loaded else { return }
+        switch try readStore() {
+        case .none:
+            session = nil
+        case .session(let stored):
+            session = stored
+        case .discarded(let reason):
+            session = nil
+            try? store.remove()
+            try? containers.removeAll()
+            hub.emit(.storedSessionDiscarded(reason: reason))
+        }
+        loaded = true
+    }
+
+    private func readStore() throws(VouchClientError) -> StoredSessionLoad {
+        let data: Data?
+        do {
+            data = try store.load()
+        } catch {
+            throw .credentialStoreUnavailable(message: error.description)
+        }
+        guard let data else { return .none }
+        guard let stored = try? JSONDecoder().decode(StoredSession.self, from: data),
+              stored.version == StoredSession.currentVersion else {
+            return .discarded("the stored session is corrupt")
+        }
+        guard stored.server == serverURL.absoluteString, stored.appID == appID else {
+            return .discarded("the stored session belongs to another server or app")
+        }
+        guard !stored.hasExpired else { return .discarded("the stored session has expired") }
+        return .session(stored)
+    }
+
+    /// Makes `response` the signed-in session: the user's container is prepared (every other
+    /// user's removed), the session persisted, and a new generation begins.
+    func install(_ response: SessionResponse, profile: SignInProfile) throws(VouchClientError) -> Identity {
+        let container = retainedContainer.flatMap { $0.userID == response.user.userID ? $0.name : nil }
+            ?? UUID().uuidString.lowercased()
+        let stored = StoredSession(server: serverURL.absoluteString, appID: appID, sessionToken: response.sessionToken,
+                                   expiresAt: response.expiresAt, user: response.user, profile: profile, container: container)
+        do {
+            try containers.prepare(container)
+            try store.save(try JSONEncoder().encode(stored))
+        } catch let error as CredentialStoreError {
+            endOnServer(response.sessionToken)
+            throw .credentialStoreUnavailable(message: error.description)
+        } catch {
+            endOnServer(response.sessionToken)
+            throw .credentialStoreUnavailable(message: "the session could not be encoded")
+        }
+        retainedContainer = nil
+        session = stored
+        loaded = true
+        generation &+= 1
+        hub.emit(.didAuthenticate(response.user))
+        return response.user
+    }
+
+    /// Ends a session nobody will use (a sign-in overtaken by deauthentication or a switch), so
+    /// it does not stay valid on the server. Best effort, bounded by the request timeout.
+    nonisolated func endOnServer(_ sessionToken: String) {
+        let request = HTTPTransport.jsonRequest(url("sessions/\(sessionToken)"), method: "DELETE", body: Optional<String>.none)
+        Task { [transport] in _ = try? await transport.send(request) }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import VouchProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The client side of Vouch for one app: LayerKit's authentication flow (nonce → the app's
+/// backend → identity token → session), the Sinch SDK's `start` with registration credentials,
+/// and the authentication challenge, answered by itself when given a token provider.
+///
+/// All state lives in this actor. Every change of the signed-in session starts a new
+/// *generation*; work started for an older generation (a refresh, a sign-in) is discarded when it
+/// finishes, so `deauthenticate()` and user switches always win over late answers.
+public actor VouchClient {
+    /// Asks the app's backend for an identity token for `userID` over `nonce` (LayerKit).
+    public typealias IdentityTokenProvider = @Sendable (_ userID: String, _ nonce: String) async throws -> String
+    /// Asks the app's backend for a registration token for `userID` (Sinch's
+    /// `client:requiresRegistrationCredentials:`; return = `registerWithJWT:`, throw = `registerDidFail:`).
+    public typealias RegistrationCredentialsProvider = @Sendable (_ userID: String) async throws -> String
+
+    public struct Configuration: Sendable {
+        /// Where the session file (Linux) and the users' data containers live. Default: the
+        /// platform's application-support directory, `Vouch/<app uuid>`.
+        public var storageDirectory: URL?
+        /// Where the session is persisted. Default: the Keychain on Apple platforms, a private
+        /// file in `storageDirectory` elsewhere.
+        public var credentialStore: (any CredentialStore)?
+        /// With it, the client answers authentication challenges by itself and `connect(userID:)` works.
+        public var identityTokenProvider: IdentityTokenProvider?
+        /// With it, `start(userID:)` works and challenges of its sessions are answered by itself.
+        public var registrationCredentialsProvider: RegistrationCredentialsProvider?
+        /// A provider call that takes longer fails with `tokenProviderTimedOut`.
+        public var providerTimeoutSeconds: Double
+        /// Each HTTP request's limit.
+        public var requestTimeoutSeconds: Double
+        public var retryPolicy: RetryPolicy
+
+        public init(storageDirectory: URL? = nil, credentialStore: (any CredentialStore)? = nil,
+                    identityTokenProvider: IdentityTokenProvider? = nil,
+                    registrationCredentialsProvider: RegistrationCredentialsProvider? = nil,
+                    providerTimeoutSeconds: Double = 30, requestTimeoutSeconds: Double = 30,
+                    retryPolicy: RetryPolicy = RetryPolicy()) {
+            self.storageDirectory = storageDirectory
+            self.credentialStore = credentialStore
+            self.identityTokenProvider = identityTokenProvider
+            self.registrationCredentialsProvider = registrationCredentialsProvider
+            self.providerTimeoutSeconds = providerTimeoutSeconds
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.retryPolicy = retryPolicy
+        }
+    }
+
+    /// The one sign-in in flight (an answer to a challenge, or `connect`/`start`): every request
+    /// challenged with the session of `origin`, and every sign-in call for `userID`, waits for
+    /// this one task instead of starting its own (single flight).
+    struct Refresh {
+        let id: UUID
+        let origin: UInt64
+        let userID: String
+        let task: Task<Void, any Error>
+    }
+
+    public nonisolated let serverURL: URL
+    /// The canonical app id (`layer:///apps/<uuid>`) every nonce and session is bound to.
+    public nonisolated let appID: String
+    nonisolated let configuration: Configuration
+    nonisolated let transport: HTTPTransport
+    nonisolated let store: any CredentialStore
+    nonisolated let containers: DataContainers
+    nonisolated let hub = EventHub()
+
+    var loaded = false
+    var session: StoredSession?
+    var generation: UInt64 = 0
+    var refresh: Refresh?
+    /// After a challenge for a session that may come back (expired, unknown), the user's
+    /// container is kept for them; any other user's sign-in removes it.
+    var retainedContainer: (userID: String, name: String)?
+    let delegateBox = DelegateBox()
+    var delegateTask: Task<Void, Never>?
+
+    /// A client for one app (LayerKit's `clientWithAppID:`).
+    ///
+    /// - Parameters:
+    ///   - serverURL: the Vouch server, e.g. `https://vouch.example.com`.
+    ///   - appID: `layer:///apps/<uuid>` or the bare UUID.
+    public init(serverURL: URL, appID: String, configuration: Configuration = Configuration()) throws(VouchClientError) {
+        guard let uuid = LayerID.parseApp(appID) else {
+            throw .invalidAppID(message: "\"\(appID)\" is neither layer:///apps/<uuid> nor a UUID")
+        }
+        self.serverURL = serverURL
+        self.appID = LayerID.app(uuid)
+        self.configuration = configuration
+        let directory = configuration.storageDirectory ?? Self.defaultStorageDirectory(appUUID: uuid.uuidString.lowercased())
+        self.containers = DataContainers(root: directory.appendingPathComponent("users", isDirectory: true))
+        self.store = configuration.credentialStore ?? Self.defaultCredentialStore(directory: directory, appID: LayerID.app(uuid))
+        self.transport = HTTPTransport(configuration: .ephemeral, requestTimeout: configuration.requestTimeoutSeconds)
+    }
+
+    deinit {
+        delegateTask?.cancel()
+        hub.finish()
+        transport.session.finishTasksAndInvalidate()
+    }
+
+    // MARK: Events
+
+    /// The client's events, in order. Each call returns a new stream; any number may be consumed
+    /// at once, each sees every event emitted after it was created.
+    public nonisolated func events() -> AsyncStream<VouchClientEvent> { hub.subscribe() }
+
+    /// The delegate (held weakly) receives the same events as `events()`, one call at a time.
+    public func setDelegate(_ delegate: (any VouchClientDelegate)?) {
+        delegateBox.set(delegate)
+        guard delegateTask == nil, delegate != nil else { return }
+        let stream = hub.subscribe()
+        delegateTask = Task { [weak self, delegateBox] in
+            for await event in stream {
+                guard let self, let delegate = delegateBox.value else { continue }
+                switch event {
+                case .authenticationChallenge(let nonce, let reason):
+                    await delegate.vouchClient(self, didReceiveAuthenticationChallengeWith: nonce, reason: reason)
+                case .didAuthenticate(let user): await delegate.vouchClient(self, didAuthenticateAs: user)
+                case .didDeauthenticate(let userID): await delegate.vouchClient(self, didDeauthenticate: userID)
+                case .storedSessionDiscarded(let reason): await delegate.vouchClient(self, didDiscardStoredSession: reason)
+                }
+            }
+        }
+    }
+
+    // MARK: State
+
+    /// The signed-in user, restored from the store after a restart (the server checks the session
+    /// on the next request). Throws `credentialStoreUnavailable` rather than answer `nil` when
+    /// the store cannot be read.
+    public func authenticatedUser() throws(VouchClientError) -> Identity? {
+        try loadIfNeeded()
+        return session?.user
+    }
+
+    /// The signed-in user's private directory for the app's local data (conversations, messages).
+    /// It is removed by `deauthenticate()` and whenever another user signs in.
+    public func dataContainer() throws(VouchClientError) -> URL {
+        try loadIfNeeded()
+        guard let session else { throw .notAuthenticated }
+        let url = containers.url(for: session.container)
+        do { try PrivateDirectory.ensure(url) } catch { throw .credentialStoreUnavailable(message: error.description) }
+        return url
+    }
+
+    nonisolated func url(_ path: String) -> URL { serverURL.appendingPathComponent(path) }
+
+    static func defaultStorageDirectory(appUUID: String) -> URL {
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
+        return base.appendingPathComponent("Vouch", isDirectory: true).appendingPathComponent(appUUID, isDirectory: true)
+    }
+
+    static func defaultCredentialStore(directory: URL, appID: String) -> any CredentialStore {
+        #if canImport(Security)
+        return KeychainCredentialStore(account: appID)
+        #else
+        return FileCredentialStore(directory: directory)
+        #endif
+    }
+}
+
+/// The delegate, weakly, readable from the delivery task.
+final class DelegateBox: Sendable {
+    private struct Reference { weak var delegate: (any VouchClientDelegate)? }
+    private let reference = Locked(Reference())
+
+    var value: (any VouchClientDelegate)? { reference.withLock { $0.delegate } }
+    func set(_ delegate: (any VouchClientDelegate)?) { reference.withLock { $0.delegate = delegate } }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import VouchProtocol
+
+/// What happened to the client's authentication, in the order it happened.
+public enum VouchClientEvent: Sendable, Equatable {
+    /// The server challenged the session (LayerKit's `didReceiveAuthenticationChallengeWithNonce`).
+    /// The client is already deauthenticated when this arrives; with an identity-token provider it
+    /// answers by itself, otherwise the app signs in again with `nonce`.
+    case authenticationChallenge(nonce: String, reason: ChallengeReason)
+    /// A user is now authenticated (after a sign-in, an automatic answer to a challenge, or a
+    /// session restored from the store).
+    case didAuthenticate(Identity)
+    /// The user is no longer authenticated and their local data container is gone (or, after a
+    /// challenge for an expired session, kept for their return).
+    case didDeauthenticate(userID: String)
+    /// A stored session could not be used (corrupt, for another app or server) and was dropped.
+    case storedSessionDiscarded(reason: String)
+}
+
+/// LayerKit's `LYRClientDelegate`, for apps that prefer a delegate to `events()`.
+///
+/// Calls arrive one at a time and in order, from one task of the client's; each method is `async`,
+/// and the next event waits for it. Hop to the main actor inside a method if UI work needs it.
+public protocol VouchClientDelegate: AnyObject, Sendable {
+    func vouchClient(_ client: VouchClient, didReceiveAuthenticationChallengeWith nonce: String, reason: ChallengeReason) async
+    func vouchClient(_ client: VouchClient, didAuthenticateAs user: Identity) async
+    func vouchClient(_ client: VouchClient, didDeauthenticate userID: String) async
+    func vouchClient(_ client: VouchClient, didDiscardStoredSession reason: String) async
+}
+
+public extension VouchClientDelegate {
+    func vouchClient(_ client: VouchClient, didReceiveAuthenticationChallengeWith nonce: String, reason: ChallengeReason) async {}
+    func vouchClient(_ client: VouchClient, didAuthenticateAs user: Identity) async {}
+    func vouchClient(_ client: VouchClient, didDeauthenticate userID: String) async {}
+    func vouchClient(_ client: VouchClient, didDiscardStoredSession reason: String) async {}
+}
+
+/// Fans events out to every `events()` stream, in emission order. Emission happens on the client
+/// actor, so the order is the order of the state changes.
+final class EventHub: Sendable {
+    private let subscribers = Locked<[UUID: AsyncStream<VouchClientEvent>.Continuation]>([:])
+
+    func subscribe() -> AsyncStream<VouchClientEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: VouchClientEvent.self, bufferingPolicy: .bufferingNewest(1024))
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func emit(_ event: VouchClientEvent) {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
+    }
+
+    func finish() {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import VouchProtocol
+import VouchStore
+
+/// Apps (create, rename, session lifetime) and their registration secrets.
+extension DashboardRoutes {
+    func registerApps(_ routes: RouteRegistrar<DashboardContext>) {
+        routes.on(.get, "/dashboard/apps") { _, context in try await appsPage(context) }
+        routes.on(.post, "/dashboard/apps") { request, context in try await createApp(request, context) }
+        routes.on(.post, "/dashboard/apps/:app") { request, context in try await updateApp(request, context) }
+        routes.on(.get, "/dashboard/apps/:app/secrets") { _, context in
+            try await secretsPage(context, appID: try Self.uuid(context, "app", what: "App"))
+        }
+        routes.on(.post, "/dashboard/apps/:app/secrets") { _, context in try await createSecret(context) }
+        routes.on(.post, "/dashboard/apps/:app/secrets/:key/revoke") { request, context in try await revokeSecret(request, context) }
+    }
+
+    private func appsPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {
+        let chrome = try await chrome(context, "apps", error: error?.message)
+        let apps: [[String: Any]] = try await store.apps().map { app in
+            ["uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": Int(app.sessionTTLSeconds),
+             "createdAt": Timestamp.rfc3339(app.createdAt), "csrf": chrome.csrfToken]
+        }
+        return renderer.page("apps", title: "Apps", values: ["apps": apps, "csrf": chrome.csrfToken], chrome: chrome,
+                             status: error?.status ?? .ok)
+    }
+
+    private func createApp(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        try await attempt({
+            let form = try await DashboardForm.read(request)
+            let app = AppRecord(id: UUID(), name: try AdminValidation.name(form["name"] ?? ""),
+                                sessionTTLSeconds: try AdminValidation.ttl(try Self.ttl(form)), createdAt: clock())
+            try await store.createApp(app)
+            await notice("Created app \(app.name): \(LayerID.app(app.id))", context)
+            return DashboardResponse.redirect(to: "/dashboard/apps")
+        }, orShow: { try await appsPage(context, error: $0) })
+    }
+
+    private func updateApp(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        try await attempt({
+            let form = try await DashboardForm.read(request)
+            let id = try Self.uuid(context, "app", what: "App")
+            let name = try form["name"].map { try AdminValidation.name($0) }
+            let ttl = form.text("session_ttl_seconds") != nil ? try AdminValidation.ttl(try Self.ttl(form)) : nil
+            // Partial in the store: a concurrent change of the other field is not overwritten.
+            let app: AppRecord
+            do {
+                app = try await store.updateApp(id: id, name: name, sessionTTLSeconds: ttl)
+            } catch StoreError.notFound {
+                throw DashboardError(.notFound, "App not found.")
+            }
+            await notice("Saved app \(app.name).", context)
+            return DashboardResponse.redirect(to: "/dashboard/apps")
+        }, orShow: { try await appsPage(context, error: $0) })
+    }
+
+    static func ttl(_ form: DashboardForm) throws -> Int64 {
+        guard let text = form.text("session_ttl_seconds") else { return AdminRoutes.defaultSessionTTL }
+        guard let ttl = Int64(text) else {
+            throw DashboardError(.unprocessableContent, "The session lifetime must be a whole number of seconds.")
+        }
+        return ttl
+    }
+
+    // MARK: Registration secrets
+
+    private func secretsPage(_ context: DashboardContext, appID: UUID, created: RegistrationSecretRecord? = nil,
+                             error: DashboardError? = nil) async throws -> Response {
+        guard let app = try await store.app(id: appID) else { throw DashboardError(.notFound, "App not found.") }
+        let chrome = try await chrome(context, "apps", error: error?.message)
+        let now = clock()
+        let secrets: [[String: Any]] = try await store.registrationSecrets(appID: app.id).map { secret in
+            let summary = secret.summary(at: now)
+            return ["application_key": summary.applicationKey, "status": summary.status.rawValue,
+                    "created_at": summary.createdAt, "revoked_at": summary.revokedAt ?? "",
+                    "active": summary.status == .active]
+        }
+        var values: [String: Any] = ["appName": app.name, "appID": LayerID.app(app.id), "appUUID": app.id.lowercased,
+                                     "secrets": secrets, "csrf": chrome.csrfToken]
+        if let created {
+            values["created"] = ["applicationKey": created.applicationKey.lowercased,
+                                 "applicationSecret": Data(created.secret).base64EncodedString()]
+        }
+        return renderer.page("secrets", title: "Registration secrets", values: values, chrome: chrome,
+                             status: error?.status ?? (created == nil ? .ok : .created))
+    }
+
+    /// Answers with the page itself (no redirect): the secret is shown this once.
+    private func createSecret(_ context: DashboardContext) async throws -> Response {
+        let appID = try Self.uuid(context, "app", what: "App")
+        guard try await store.app(id: appID) != nil else { throw DashboardError(.notFound, "App not found.") }
+        let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: appID, secret: SecureRandom.bytes(32), createdAt: clock())
+        try await store.createRegistrationSecret(secret)
+        return try await secretsPage(context, appID: appID, created: secret)
+    }
+
+    private func revokeSecret(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        let appID = try Self.uuid(context, "app", what: "App")
+        return try await attempt({
+            let form = try await DashboardForm.read(request)
+            let key = try Self.uuid(context, "key", what: "Registration secret")
+            guard let grace = Int64(form.text("grace_seconds") ?? "0"), AdminRoutes.revocationGraceRange.contains(grace) else {
+                throw DashboardError(.unprocessableContent, "The grace period must be 0 … 2592000 seconds (30 days).")
+            }
+            do {
+                _ = try await store.revokeRegistrationSecret(applicationKey: key, appID: appID, at: clock() + grace)
+            } catch StoreError.notFound {
+                throw DashboardError(.notFound, "Registration secret not found.")
+            }
+            await notice("Revoked \(key.lowercased)" + (grace > 0 ? " (it keeps working for \(grace) s)." : "."), context)
+            return DashboardResponse.redirect(to: "/dashboard/apps/\(appID.lowercased)/secrets")
+        }, orShow: { try await secretsPage(context, appID: appID, error: $0) })
+    }
+}

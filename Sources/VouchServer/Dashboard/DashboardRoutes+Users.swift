@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import VouchProtocol
+import VouchStore
+
+/// Users of an app: look up by user id, suspend or unsuspend, revoke every session.
+extension DashboardRoutes {
+    func registerUsers(_ routes: RouteRegistrar<DashboardContext>) {
+        routes.on(.get, "/dashboard/users") { request, context in
+            let query = request.uri.queryParameters
+            return try await usersPage(context, app: query.get("app"), user: query.get("user"))
+        }
+        routes.on(.post, "/dashboard/users/suspension") { request, context in try await changeUser(request, context, revoke: false) }
+        routes.on(.post, "/dashboard/users/revoke-sessions") { request, context in try await changeUser(request, context, revoke: true) }
+    }
+
+    private func usersPage(_ context: DashboardContext, app appText: String?, user: String?,
+                           error: DashboardError? = nil) async throws -> Response {
+        let appID = appText.flatMap { LayerID.parseApp($0) }
+        var failure = error
+        var values: [String: Any] = [:]
+        if let appID, let user, !user.isEmpty {
+            do {
+                values["result"] = try await userSummary(appID: appID, userID: try Self.userID(user))
+            } catch {
+                failure = failure ?? DashboardError.from(error)
+            }
+        }
+        let chrome = try await chrome(context, "users", error: failure?.message)
+        values["apps"] = try await appOptions(selected: appID)
+        values["userID"] = user ?? ""
+        values["csrf"] = chrome.csrfToken
+        return renderer.page("users", title: "Users", values: values, chrome: chrome, status: failure?.status ?? .ok)
+    }
+
+    private func userSummary(appID: UUID, userID: String) async throws -> [String: Any] {
+        guard try await store.app(id: appID) != nil else { throw DashboardError(.notFound, "App not found.") }
+        let user = try await store.user(appID: appID, userID: userID)
+        let active = try await store.activeSessionCount(appID: appID, userID: userID, now: clock())
+        var summary: [String: Any] = ["userID": userID, "appUUID": appID.lowercased, "known": user != nil,
+                                      "suspended": user?.suspended ?? false, "activeSessions": active]
+        if let name = user?.profile.displayName {
+            summary["displayName"] = name
+            summary["hasDisplayName"] = true
+        }
+        return summary
+    }
+
+    private func changeUser(_ request: Request, _ context: DashboardContext, revoke: Bool) async throws -> Response {
+        let form = try await DashboardForm.read(request)
+        return try await attempt({
+            let appID = try Self.uuid(form["app"], what: "App")
+            let userID = try Self.userID(form["user"] ?? "")
+            do {
+                if revoke {
+                    let count = try await store.revokeSessions(appID: appID, userID: userID, now: clock())
+                    await notice("Revoked \(count) session(s) of \(userID).", context)
+                } else {
+                    let suspended = form["suspended"] == "true"
+                    _ = try await store.setSuspended(appID: appID, userID: userID, suspended: suspended, now: clock())
+                    await notice(suspended ? "Suspended \(userID); their sessions ended." : "Unsuspended \(userID).", context)
+                }
+            } catch StoreError.notFound {
+                throw DashboardError(.notFound, "App not found.")
+            }
+            let user = userID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return DashboardResponse.redirect(to: "/dashboard/users?app=\(appID.lowercased)&user=\(user)")
+        }, orShow: { try await usersPage(context, app: form["app"], user: form["user"], error: $0) })
+    }
+
+    static func userID(_ text: String) throws -> String {
+        guard (1...255).contains(text.utf8.count) else {
+            throw DashboardError(.unprocessableContent, "A user id is 1 … 255 bytes.")
+        }
+        return text
+    }
+}

@@ -1,0 +1,64 @@
+extension DashboardTemplates {
+    static let apps = """
+        <h1>Apps</h1>
+        <section class="card">
+        <h2>Create an app</h2>
+        <form method="post" action="/dashboard/apps" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="new-app-name">Name</label>
+        <input id="new-app-name" name="name" required maxlength="128">
+        <label for="new-app-ttl">Session lifetime (seconds, 30 … 31536000)</label>
+        <input id="new-app-ttl" name="session_ttl_seconds" type="number" min="30" max="31536000" value="2592000" required>
+        <button type="submit">Create app</button>
+        </form>
+        </section>
+        <h2>Your apps</h2>
+        {{#apps}}
+        <section class="card app" id="app-{{uuid}}">
+        <h3>{{name}}</h3>
+        <p>App id <code class="copy">{{id}}</code></p>
+        <p class="meta">Sessions last {{ttl}} s · created {{createdAt}}</p>
+        <form method="post" action="/dashboard/apps/{{uuid}}" class="row">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Name <input name="name" value="{{name}}" required maxlength="128"></label>
+        <label>Session lifetime (s) <input name="session_ttl_seconds" type="number" min="30" max="31536000" value="{{ttl}}" required></label>
+        <button type="submit">Save</button>
+        </form>
+        <p class="links"><a href="/dashboard/apps/{{uuid}}/secrets">Registration secrets</a>
+        <a href="/dashboard/users?app={{uuid}}">Users</a>
+        <a href="/dashboard/validate?app={{uuid}}">Validate a token</a></p>
+        </section>
+        {{/apps}}
+        {{^apps}}<p>No apps yet: create one above.</p>{{/apps}}
+        """
+
+    static let secrets = """
+        <h1>Registration secrets of {{appName}}</h1>
+        <p>App id <code class="copy">{{appID}}</code> · <a href="/dashboard/apps">All apps</a></p>
+        {{#created}}
+        <section class="card shown-once" aria-live="polite">
+        <h2>New secret: copy it now</h2>
+        <p>It is shown this once; the server will not show it again.</p>
+        <p>Application key <code class="copy" id="created-application-key">{{applicationKey}}</code></p>
+        <p>Application secret <code class="copy" id="created-application-secret">{{applicationSecret}}</code></p>
+        </section>
+        {{/created}}
+        <form method="post" action="/dashboard/apps/{{appUUID}}/secrets" class="card">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">Create a registration secret</button>
+        </form>
+        <h2>Secrets</h2>
+        <div class="table-wrap"><table>
+        <thead><tr><th scope="col">Application key</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Revoked at</th><th scope="col">Revoke</th></tr></thead>
+        <tbody>
+        {{#secrets}}
+        <tr><td><code class="copy">{{application_key}}</code></td><td>{{status}}</td><td>{{created_at}}</td><td>{{revoked_at}}</td>
+        <td>{{#active}}<form method="post" action="/dashboard/apps/{{appUUID}}/secrets/{{application_key}}/revoke" class="row">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Grace (s) <input name="grace_seconds" type="number" min="0" max="2592000" value="0"></label>
+        <button type="submit">Revoke</button></form>{{/active}}</td></tr>
+        {{/secrets}}
+        {{^secrets}}<tr><td colspan="5">None yet.</td></tr>{{/secrets}}
+        </tbody></table></div>
+        """
+}

@@ -1,0 +1,17 @@
+import Hummingbird
+import NIOCore
+
+/// `GET /metrics`: the Prometheus text format. Open like `/health`: it holds counts by route
+/// pattern and reason, nothing about any user or credential (restrict it at the proxy if even
+/// that is too much; docs/OPERATIONS.md).
+struct MetricsRoute {
+    let metrics: ServerMetrics
+
+    func register(_ routes: RouteRegistrar<VouchRequestContext>) {
+        routes.on(.get, "/metrics") { _, _ in
+            Response(status: .ok,
+                     headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import CoreMetrics
+import Prometheus
+
+/// The server's Prometheus metrics, recorded through swift-metrics with this server's own
+/// factory rather than the process-wide `MetricsSystem`: two servers in one process (the tests
+/// run many) never mix their counts, and nothing global has to be bootstrapped first.
+///
+/// Labels are bounded: a route *pattern* (never a path with ids), an HTTP method, a status, a
+/// sign-in outcome and a §5.4 reason or error id. Nothing a client sends becomes a label verbatim.
+public struct ServerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+    }
+
+    func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+        Counter(label: "vouch_http_requests_total",
+                dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
+            .increment()
+        Timer(label: "vouch_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory)
+            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// One `POST /sessions`: `accepted`, `rejected` (a token rule, `reason` is its §5.4 id) or
+    /// `refused` (before the token was judged: rate limit, unknown app, bad body; `reason` is
+    /// the error id).
+    func recordSignIn(outcome: SignInOutcome, reason: String) {
+        Counter(label: "vouch_sign_ins_total", dimensions: [("outcome", outcome.rawValue), ("reason", reason)], factory: factory)
+            .increment()
+    }
+
+    enum SignInOutcome: String {
+        case accepted, rejected, refused
+    }
+
+    /// The text exposition format, for `GET /metrics`.
+    func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,130 @@
+import VaporCSQLite
+import VouchStore
+
+/// An SQLite connection and its prepared statements, used by one thread at a time: the
+/// `SQLiteWorker`'s queue is the only caller, which is what makes the unsynchronised state safe.
+///
+/// Statements are prepared once (`SQLITE_PREPARE_PERSISTENT`) and reused: the sign-in path runs the
+/// same dozen statements for ever, and parsing them again was a measurable part of its cost.
+final class SQLiteConnectionHandle {
+    private var database: OpaquePointer?
+    private var statements: [String: (statement: OpaquePointer, names: SQLiteColumnNames)] = [:]
+    /// Dynamic SQL (a PRAGMA with a value, a test's raw statement) must not grow the cache for ever.
+    private static let maximumCachedStatements = 256
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let result = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite_nio_sqlite3_close(handle)
+            throw SQLiteFailure(code: result, message: message)
+        }
+        sqlite_nio_sqlite3_extended_result_codes(handle, 1)
+        database = handle
+    }
+
+    var isClosed: Bool { database == nil }
+
+    /// Whether a transaction is open (SQLite leaves autocommit mode at BEGIN, and returns to it at
+    /// COMMIT, at ROLLBACK, or when an error rolled the transaction back by itself).
+    var inTransaction: Bool {
+        guard let database else { return false }
+        return sqlite_nio_sqlite3_get_autocommit(database) == 0
+    }
+
+    /// Runs one statement (only the first statement of `sql`) and returns its rows.
+    func rows(_ sql: String, _ binds: [SQLiteData]) throws -> [SQLiteRow] {
+        guard let database else { throw StoreError.unavailable("the store is closed") }
+        let (statement, names) = try prepared(sql, database)
+        defer {
+            sqlite_nio_sqlite3_reset(statement)
+            sqlite_nio_sqlite3_clear_bindings(statement)
+        }
+        for (offset, value) in binds.enumerated() {
+            try check(bind(value, at: Int32(offset + 1), of: statement), database)
+        }
+        var rows: [SQLiteRow] = []
+        while true {
+            let step = sqlite_nio_sqlite3_step(statement)
+            if step == SQLITE_DONE { return rows }
+            guard step == SQLITE_ROW else { throw failure(database) }
+            rows.append(SQLiteRow(names: names, values: (0..<sqlite_nio_sqlite3_column_count(statement)).map { column(statement, $0) }))
+        }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int {
+        guard let database else { return 0 }
+        return Int(sqlite_nio_sqlite3_changes(database))
+    }
+
+    func close() {
+        for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let database { sqlite_nio_sqlite3_close_v2(database) }
+        database = nil
+    }
+
+    deinit { close() }
+
+    private func prepared(_ sql: String, _ database: OpaquePointer) throws -> (OpaquePointer, SQLiteColumnNames) {
+        if let cached = statements[sql] { return cached }
+        if statements.count >= Self.maximumCachedStatements {
+            for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+            statements.removeAll()
+        }
+        var statement: OpaquePointer?
+        let result = sqlite_nio_sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard result == SQLITE_OK, let statement else { throw failure(database) }
+        let names = SQLiteColumnNames((0..<sqlite_nio_sqlite3_column_count(statement)).map {
+            String(cString: sqlite_nio_sqlite3_column_name(statement, $0))
+        })
+        statements[sql] = (statement, names)
+        return (statement, names)
+    }
+
+    private func bind(_ value: SQLiteData, at index: Int32, of statement: OpaquePointer) -> Int32 {
+        switch value {
+        case .integer(let integer): return sqlite_nio_sqlite3_bind_int64(statement, index, integer)
+        case .float(let double): return sqlite_nio_sqlite3_bind_double(statement, index, double)
+        case .text(let text):
+            return sqlite_nio_sqlite3_bind_text64(statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+        case .blob(let bytes):
+            guard !bytes.isEmpty else { return sqlite_nio_sqlite3_bind_zeroblob(statement, index, 0) }
+            return bytes.withUnsafeBytes {
+                sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
+            }
+        case .null: return sqlite_nio_sqlite3_bind_null(statement, index)
+        }
+    }
+
+    private func column(_ statement: OpaquePointer, _ index: Int32) -> SQLiteData {
+        switch sqlite_nio_sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return .integer(sqlite_nio_sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: return .float(sqlite_nio_sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
+            guard let pointer = sqlite_nio_sqlite3_column_text(statement, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
+            guard count > 0, let pointer = sqlite_nio_sqlite3_column_blob(statement, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default: return .null
+        }
+    }
+
+    private func check(_ result: Int32, _ database: OpaquePointer) throws {
+        guard result == SQLITE_OK else { throw failure(database) }
+    }
+
+    private func failure(_ database: OpaquePointer) -> SQLiteFailure {
+        SQLiteFailure(code: sqlite_nio_sqlite3_extended_errcode(database),
+                      message: String(cString: sqlite_nio_sqlite3_errmsg(database)))
+    }
+
+    /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

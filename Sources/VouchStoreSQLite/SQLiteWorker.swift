@@ -1,0 +1,147 @@
+import Dispatch
+import Logging
+import Synchronization
+import VouchStore
+
+/// Runs the store's operations on its one SQLite connection, one at a time, each entirely on a
+/// serial queue: one hop there and one back per operation, whatever its number of statements.
+///
+/// **Group commit.** Writes that must be durable (`transaction`) are queued, and the queue commits
+/// every write waiting at that moment in one `BEGIN IMMEDIATE … COMMIT`, each inside its own
+/// savepoint. With `synchronous=FULL` the commit's fsync is the dominant cost of a sign-in; a
+/// storm of sign-ins now shares it, and still no operation is answered before the commit that
+/// holds it is on disk. An operation that throws is rolled back to its savepoint alone; a COMMIT
+/// that fails fails every operation of the group, which then has written nothing.
+final class SQLiteWorker: Sendable {
+    /// The most operations one commit carries: bounds the latency a group adds to its first member.
+    static let maximumGroupSize = 64
+
+    private let queue = DispatchQueue(label: "vouch.store.sqlite")
+    private let connection: Confined
+    private let waiting = Mutex<[GroupedOperation]>([])
+    private let logger: Logger
+
+    init(handle: SQLiteConnectionHandle, logger: Logger) {
+        self.connection = Confined(handle)
+        self.logger = logger
+    }
+
+    /// Runs `body` alone on the connection. Once queued it runs to its end even if the caller is
+    /// cancelled, so a statement is never abandoned halfway.
+    func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body(SQLiteRunner(handle: self.connection.handle)) })
+            }
+        }
+    }
+
+    /// Runs `body` inside a transaction, committed (possibly together with other operations) before
+    /// this returns; on any throw, nothing `body` wrote remains.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = Outcome<T>()
+            let operation = GroupedOperation(
+                body: { db in
+                    let value = try body(db)
+                    outcome.value.withLock { $0 = value }
+                },
+                finish: { error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let value = outcome.value.withLock({ $0.take() }) {
+                        continuation.resume(returning: value)
+                    } else {
+                        continuation.resume(throwing: StoreError.unavailable("a committed operation left no result"))
+                    }
+                })
+            waiting.withLock { $0.append(operation) }
+            queue.async { self.commitWaiting() }
+        }
+    }
+
+    /// On the queue: every operation waiting now (up to the group size), in one transaction.
+    private func commitWaiting() {
+        let group = waiting.withLock { waiting -> [GroupedOperation] in
+            let taken = Array(waiting.prefix(Self.maximumGroupSize))
+            waiting.removeFirst(taken.count)
+            return taken
+        }
+        guard !group.isEmpty else { return }
+        let db = SQLiteRunner(handle: connection.handle)
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+        } catch {
+            for operation in group { operation.finish(error) }
+            return
+        }
+        var failures: [(any Error)?] = []
+        for operation in group {
+            do {
+                try db.execute("SAVEPOINT operation")
+                do {
+                    try operation.body(db)
+                    try db.execute("RELEASE operation")
+                    failures.append(nil)
+                } catch {
+                    try db.execute("ROLLBACK TO operation")
+                    try db.execute("RELEASE operation")
+                    failures.append(error)
+                }
+            } catch {
+                // The savepoint machinery itself failed (SQLite may have rolled the whole
+                // transaction back, e.g. on a full disk): nothing of the group is kept.
+                rollback()
+                for operation in group { operation.finish(error) }
+                return
+            }
+        }
+        do {
+            try db.execute("COMMIT")
+        } catch {
+            rollback()
+            for operation in group { operation.finish(error) }
+            return
+        }
+        for (operation, failure) in zip(group, failures) { operation.finish(failure) }
+    }
+
+    /// Rolls back whatever transaction is open; SQLite may already have done so by itself.
+    private func rollback() {
+        guard connection.handle.inTransaction else { return }
+        do {
+            _ = try connection.handle.rows("ROLLBACK", [])
+        } catch {
+            logger.debug("rollback failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Closes the connection once every operation queued before it has run.
+    func close() async -> Bool {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                let wasOpen = !self.connection.handle.isClosed
+                self.connection.handle.close()
+                continuation.resume(returning: wasOpen)
+            }
+        }
+    }
+}
+
+/// One queued write: the work, and how to answer its caller once its group is settled.
+private struct GroupedOperation: Sendable {
+    let body: @Sendable (SQLiteRunner) throws -> Void
+    let finish: @Sendable ((any Error)?) -> Void
+}
+
+/// What a grouped operation returned, kept until its group has committed.
+private final class Outcome<T: Sendable>: Sendable {
+    let value = Mutex<T?>(nil)
+}
+
+/// The connection handle, which only the worker's serial queue touches: that confinement, not a
+/// lock, is what makes sharing the reference between tasks safe.
+private final class Confined: @unchecked Sendable {
+    let handle: SQLiteConnectionHandle
+    init(_ handle: SQLiteConnectionHandle) { self.handle = handle }
+}

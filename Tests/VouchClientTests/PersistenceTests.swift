@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import VouchClient
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The session survives a restart; an unreadable store is never mistaken for "signed out".
+@Suite struct PersistenceTests {
+    @Test func aNewClientInstanceResumesTheSessionFromAPrivateFile() async throws {
+        try await TestBed.run { bed in
+            let backend = bed.backend()
+            let first = try bed.client(backend: backend)
+            try await first.connect(userID: "alice")
+            let container = try await first.dataContainer()
+            try Data("kept".utf8).write(to: container.appendingPathComponent("cache"))
+
+            let file = SessionFile(bed.scratch)
+            #expect(try file.permissions() == 0o600)
+            #expect(try file.permissions(bed.scratch.path) == 0o700)
+
+            let second = try bed.client(backend: backend)
+            #expect(try await second.authenticatedUser()?.userID == "alice")
+            #expect(try await second.currentUserFromServer().user.userID == "alice")
+            #expect(try await second.dataContainer() == container)
+            #expect(FileManager.default.fileExists(atPath: container.appendingPathComponent("cache").path))
+            #expect(backend.callCount == 1)
+        }
+    }
+
+    @Test func aCorruptFileIsTreatedAsNoSessionAndReported() async throws {
+        try await TestBed.run { bed in
+            let first = try bed.client(backend: bed.backend())
+            try await first.connect(userID: "alice")
+            let container = try await first.dataContainer()
+            try Data("{\"session_token\": ".utf8).write(to: SessionFile(bed.scratch).url)
+
+            let second = try bed.client()
+            let recorder = EventRecorder(second, count: 1)
+            #expect(try await second.authenticatedUser() == nil)
+            let events = try await recorder.events()
+            guard case .storedSessionDiscarded(let reason) = events.first else { Issue.record("not reported: \(events)"); return }
+            #expect(reason.contains("corrupt"))
+            // Without a session no user's data may stay behind.
+            #expect(!FileManager.default.fileExists(atPath: container.path))
+            #expect(try await second.requestAuthenticationNonce() != nil)
+        }
+    }
+
+    @Test func aForeignOwnedFileIsUnavailableNotSignedOut() async throws {
+        try await TestBed.run { bed in
+            let first = try bed.client(backend: bed.backend())
+            try await first.connect(userID: "alice")
+            let file = SessionFile(bed.scratch)
+            let me = getuid()
+            // Root can give the file away; anyone else can make it unreadable. Both must be reported.
+            if me == 0 {
+                #expect(chown(file.url.path, 65_534, 65_534) == 0)
+            } else {
+                #expect(chmod(file.url.path, 0) == 0)
+            }
+
+            let second = try bed.client()
+            do {
+                _ = try await second.authenticatedUser()
+                Issue.record("an unreadable store was taken for a signed-out user")
+            } catch let error as VouchClientError {
+                guard case .credentialStoreUnavailable(let message) = error else { Issue.record("unexpected \(error)"); return }
+                #expect(!message.isEmpty)
+            }
+            await #expect(throws: VouchClientError.self) { try await second.requestAuthenticationNonce() }
+            #expect(file.exists)
+
+            // Once the store is readable again, the user is still signed in.
+            if me == 0 { #expect(chown(file.url.path, me, getgid()) == 0) } else { #expect(chmod(file.url.path, 0o600) == 0) }
+            #expect(try await second.authenticatedUser()?.userID == "alice")
+        }
+    }
+
+    @Test func anExpiredStoredSessionIsDiscardedWithoutARequest() async throws {
+        try await TestBed.run { bed in
+            let first = try bed.client(backend: bed.backend())
+            try await first.connect(userID: "alice")
+            let file = SessionFile(bed.scratch)
+            var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file.url)) as? [String: Any])
+            stored["expires_at"] = "2020-01-01T00:00:00Z"
+            try JSONSerialization.data(withJSONObject: stored).write(to: file.url)
+
+            let second = try bed.client()
+            let recorder = EventRecorder(second, count: 1)
+            #expect(try await second.authenticatedUser() == nil)
+            #expect(try await recorder.events() == [.storedSessionDiscarded(reason: "the stored session has expired")])
+            #expect(!file.exists)
+        }
+    }
+
+    @Test func theSessionFileAndDataContainersArePrivate() async throws {
+        try await TestBed.run { bed in
+            let client = try bed.client(backend: bed.backend())
+            try await client.connect(userID: "alice")
+            let container = try await client.dataContainer()
+            let file = SessionFile(bed.scratch)
+            #expect(try file.permissions(container.path) == 0o700)
+            #expect(try file.permissions(container.deletingLastPathComponent().path) == 0o700)
+            // A directory made too open by someone else is tightened again on the next write.
+            #expect(chmod(bed.scratch.path, 0o755) == 0)
+            try await client.deauthenticate()
+            try await client.connect(userID: "alice")
+            #expect(try file.permissions(bed.scratch.path) == 0o700)
+            #expect(try file.permissions() == 0o600)
+        }
+    }
+
+    @Test func aSessionOfAnotherServerIsNotUsed() async throws {
+        try await TestBed.run { bed in
+            let first = try bed.client(backend: bed.backend())
+            try await first.connect(userID: "alice")
+            let elsewhere = try bed.client(serverURL: URL(string: "http://127.0.0.1:9")!)
+            #expect(try await elsewhere.authenticatedUser() == nil)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Synchronization
+import VouchClient
+import VouchServer
+import VouchStore
+import VouchStoreSQLite
+import VouchTokens
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `vouch serve` (real HTTP on 127.0.0.1, SQLite in a temporary directory) with one app set
+/// up through the admin API, and the development identity provider as that app's backend.
+struct TestBed: Sendable {
+    static let adminToken = "client-test-admin-token-0123456789"
+
+    let serverURL: URL
+    let appID: String
+    let backendURL: URL
+    /// A fresh private directory per test, for the client's storage.
+    let scratch: URL
+    /// Seconds added to the server's clock (for the clock-skew tests).
+    let serverClockOffset: ClockOffset
+
+    static func run(rateLimit: Int = 0, _ body: @Sendable (TestBed) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = {
+            var logger = Logger(label: "vouch-client-test")
+            logger.logLevel = .critical
+            return logger
+        }()
+        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, logger: logger)
+        let offset = ClockOffset()
+        do {
+            let port = PortBox()
+            let clocks = ServerClocks(now: { Int64(Date().timeIntervalSince1970) + offset.seconds },
+                                      uptime: ServerClocks.system.uptime, sleep: ServerClocks.system.sleep)
+            let server = try await VouchServer.makeApplication(
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
+                store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
+            try await server.test(.live) { _ in
+                let serverURL = URL(string: "http://127.0.0.1:\(port.value)")!
+                let admin = AdminAPI(serverURL: serverURL, token: adminToken)
+                let setup = try await admin.setUpApp()
+                let backendPort = PortBox()
+                let backend = DevelopmentIdentityProvider.makeApplication(
+                    configuration: .init(host: "127.0.0.1", port: 0, layerMinter: setup.layerMinter, sinchMinter: setup.sinchMinter),
+                    logger: logger, onServerRunning: { backendPort.set($0) })
+                try await backend.test(.live) { _ in
+                    let scratch = directory.appendingPathComponent("client-\(UUID().uuidString)")
+                    try await body(TestBed(serverURL: serverURL, appID: setup.appID,
+                                           backendURL: URL(string: "http://127.0.0.1:\(backendPort.value)")!,
+                                           scratch: scratch, serverClockOffset: offset))
+                }
+            }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    var admin: AdminAPI { AdminAPI(serverURL: serverURL, token: Self.adminToken) }
+
+    /// The app's backend as the client sees it, counting its calls.
+    func backend(_ behaviour: Backend.Behaviour = .mint) -> Backend {
+        Backend(url: backendURL, appID: appID, behaviour: behaviour)
+    }
+
+    /// A client for the app with its storage in this test's scratch directory.
+    func client(backend: Backend? = nil, storage: URL? = nil, serverURL: URL? = nil, providerTimeout: Double = 30,
+                retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)) throws -> VouchClient {
+        try VouchClient(serverURL: serverURL ?? self.serverURL, appID: appID, configuration: .init(
+            storageDirectory: storage ?? scratch,
+            credentialStore: FileCredentialStore(directory: storage ?? scratch),
+            identityTokenProvider: backend?.identityTokenProvider,
+            registrationCredentialsProvider: backend?.registrationProvider,
+            providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy))
+    }
+
+    /// `GET /users/me` with a raw session token, bypassing the client: what the server thinks.
+    func serverStatus(ofSession token: String) async throws -> Int {
+        var request = URLRequest(url: serverURL.appendingPathComponent("users/me"))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+}
+
+final class ClockOffset: Sendable {
+    private let value = Mutex<Int64>(0)
+    var seconds: Int64 { value.withLock { $0 } }
+    func set(_ seconds: Int64) { value.withLock { $0 = seconds } }
+}
+
+final class PortBox: Sendable {
+    private let port = Mutex(0)
+    func set(_ value: Int) { port.withLock { $0 = value } }
+    var value: Int { port.withLock { $0 } }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""The dashboard in a real browser: Chromium driven by selenium against a real `vouch serve`.
+
+    python3 Tests/browser/test_dashboard.py [path/to/vouch]     (default: .build/debug/vouch)
+
+Starts the server on 127.0.0.1 (a free port) with a temporary data directory, then, as a
+person would: signs in, creates an app, a provider and a key generated in the browser, proves a
+token signed with the downloaded private key opens a session, validates a good and a bad token,
+suspends a user, creates a registration secret, is refused a post without the CSRF token, and
+signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
+
+Exits 0 when every step passed, 1 naming the failed step otherwise. Without Chromium,
+chromedriver or selenium it skips with exit 0, except in CI (CI=true), where it fails.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHOTS = os.path.join(ROOT, ".build-artifacts", "screenshots")
+ADMIN_TOKEN = "browser-test-admin-token-" + os.urandom(8).hex()
+
+
+def missing_tools():
+    missing = [tool for tool in ("chromium", "chromedriver") if shutil.which(tool) is None]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium (pip)")
+    return missing
+
+
+class Server:
+    """`vouch serve` on a free loopback port, stopped (SIGTERM, then SIGKILL) on exit."""
+
+    def __init__(self, binary):
+        self.data = tempfile.mkdtemp(prefix="vouch-browser-")
+        env = dict(os.environ, VOUCH_ADMIN_TOKEN=ADMIN_TOKEN)
+        self.log = open(os.path.join(self.data, "serve.log"), "w+")
+        self.process = subprocess.Popen(
+            [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", os.path.join(self.data, "data"),
+             "--rate-limit", "0"],
+            stdout=subprocess.PIPE, stderr=self.log, env=env, text=True)
+        printed = []
+        for _ in range(20):  # a few lines (the data directory it created) come first
+            line = self.process.stdout.readline()
+            printed.append(line)
+            if "listening on" in line or not line:
+                break
+        if "listening on" not in printed[-1]:
+            raise RuntimeError("vouch serve did not start: " + "".join(printed) + self.tail())
+        self.url = printed[-1].strip().split()[-1]
+
+    def tail(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()[-3000:]
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+    def post_json(self, path, body):
+        request = urllib.request.Request(self.url + path, data=json.dumps(body).encode() if body is not None else b"",
+                                         method="POST", headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
+
+
+class Steps:
+    def __init__(self, server, binary, driver, downloads):
+        self.server, self.binary, self.driver, self.downloads = server, binary, driver, downloads
+        self.current = "(none)"
+        self.shots = 0
+
+    # ---- helpers -------------------------------------------------------------------------
+    def step(self, name):
+        self.current = name
+        print("== " + name, flush=True)
+
+    def shot(self, name):
+        self.shots += 1
+        self.driver.save_screenshot(os.path.join(SHOTS, "%02d-%s.png" % (self.shots, name)))
+
+    def open(self, path):
+        self.driver.get(self.server.url + path)
+
+    def find(self, css):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def finds(self, css):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def text(self):
+        return self.find("body").text
+
+    def expect(self, condition, message):
+        if not condition:
+            raise AssertionError(message)
+
+    def wait(self, predicate, what, seconds=60):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                if predicate():
+                    return
+            except Exception:  # the page may be between loads
+                pass
+            time.sleep(0.1)
+        raise AssertionError("timed out waiting for " + what)
+
+    def submit(self, form_css, fields=None, button=None):
+        from selenium.webdriver.support.ui import Select
+        form = self.find(form_css)
+        for name, value in (fields or {}).items():
+            from selenium.webdriver.common.by import By
+            element = form.find_element(By.NAME, name)
+            if element.tag_name == "select":
+                Select(element).select_by_visible_text(value)
+            else:
+                element.clear()
+                element.send_keys(value)
+        from selenium.webdriver.common.by import By
+        form.find_element(By.CSS_SELECTOR, button or "button[type=submit]").click()
+
+    def mint(self, provider, key, private_key, user, nonce):
+        return subprocess.check_output(
+            [self.binary, "token", "mint", "--provider-id", provider, "--key-id", key, "--private-key", private_key,
+             # `--nonce=…`: a base64url nonce may start with `-`.
+             "--user-id", user, "--nonce=" + nonce], text=True).strip()
+
+    def nonce(self):
+        status, body = self.server.post_json("/nonces", None)
+        self.expect(status == 201, "POST /nonces answered %s" % status)
+        return body["nonce"]
+
+    def no_horizontal_scroll(self, page):
+        overflow = self.driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        self.expect(overflow <= 1, "%s scrolls sideways by %spx at phone width" % (page, overflow))
+
+    # ---- the walk --------------------------------------------------------------------------
+    def run(self):
+        from selenium.webdriver.common.keys import Keys
+
+        self.step("/ leads to the sign-in page")
+        self.open("/")
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/sign-in"), "the sign-in page")
+        self.shot("sign-in")
+
+        self.step("a wrong admin token is refused inline")
+        self.find("#admin-token").send_keys("not-the-token", Keys.ENTER)
+        self.wait(lambda: "not the admin token" in self.text(), "the inline error")
+        self.shot("sign-in-refused")
+
+        self.step("sign in with the admin token, keyboard only")
+        self.find("#admin-token").send_keys(ADMIN_TOKEN, Keys.ENTER)
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/apps"), "the apps page")
+        cookie = self.driver.get_cookie("vouch_dashboard")
+        self.expect(cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", "session cookie flags: %r" % cookie)
+
+        self.step("create an app")
+        self.submit("form[action='/dashboard/apps']", {"name": "Browser <App>", "session_ttl_seconds": "3600"})
+        self.wait(lambda: "Created app Browser <App>" in self.text(), "the notice")
+        app_id = self.find("section.app code.copy").text
+        self.expect(app_id.startswith("layer:///apps/"), "app id shown: " + app_id)
+        self.shot("apps")
+
+        self.step("rename the app and change its session lifetime")
+        self.submit("section.app form", {"name": "Browser App", "session_ttl_seconds": "7200"})
+        self.wait(lambda: "Saved app Browser App" in self.text(), "the rename notice")
+        self.expect("Sessions last 7200 s" in self.text(), "the new lifetime is shown")
+
+        self.step("create a provider and bind the app")
+        self.find("nav a[href='/dashboard/providers']").click()
+        self.submit("form[action='/dashboard/providers']", {"name": "Browser Backend"})
+        self.wait(lambda: "Created provider Browser Backend" in self.text(), "the provider page")
+        provider_id = self.find("#provider-id").text
+        self.submit("form[action$='/bind']", {"app": "Browser App"})
+        self.wait(lambda: "Bound " + app_id in self.text(), "the bind notice")
+
+        self.step("generate a key pair in the browser; download the private key")
+        self.find("#generate-key").click()
+        self.wait(lambda: self.find("#keygen-result").is_displayed(), "the generated key", seconds=120)
+        key_id = self.find("#generated-key-id").text
+        private_pem = self.find("#private-key").get_attribute("value")
+        self.expect(key_id.startswith("layer:///keys/"), "key id: " + key_id)
+        self.expect(private_pem.startswith("-----BEGIN PRIVATE KEY-----"), "a PKCS#8 private key is shown")
+        self.shot("key-generated")
+        self.find("#download-private-key").click()
+        downloaded = os.path.join(self.downloads, "vouch-%s-private.pem" % key_id.split("/")[-1])
+        self.wait(lambda: os.path.exists(downloaded) and open(downloaded).read() == private_pem, "the download")
+        self.open("/dashboard/providers/" + provider_id.split("/")[-1])
+        self.expect(key_id in self.text(), "the new key is listed")
+        self.shot("provider")
+
+        self.step("a token signed with the downloaded private key opens a session")
+        token = self.mint(provider_id, key_id, downloaded, "alice", self.nonce())
+        status, body = self.server.post_json("/sessions", {"identity_token": token, "app_id": app_id})
+        self.expect(status == 201 and "session_token" in body, "POST /sessions answered %s %r" % (status, body))
+
+        self.step("the validation tool: a good token")
+        good = self.mint(provider_id, key_id, downloaded, "bob", self.nonce())
+        self.find("nav a[href='/dashboard/validate']").click()
+        self.submit("form[action='/dashboard/validate']", {"app": "Browser App", "identity_token": good})
+        self.wait(lambda: self.find("#verdict").text.startswith("Valid"), "a valid verdict")
+        self.expect("Server time" in self.text() and '"prn": "bob"' in self.find("#token-claims").text, "claims shown")
+        self.shot("validate-good")
+
+        self.step("the validation tool: a bad token shows every reason with its hint")
+        header, claims, _ = good.split(".")
+        _, _, other_signature = self.mint(provider_id, key_id, downloaded, "carol", self.nonce()).split(".")
+        self.submit("form[action='/dashboard/validate']", {"identity_token": header + "." + claims + "." + other_signature})
+        self.wait(lambda: self.find("#verdict").text.startswith("Not valid"), "an invalid verdict")
+        reasons = [element.text for element in self.finds("code.reason")]
+        self.expect(any("signature" in reason for reason in reasons), "a signature reason: %r" % reasons)
+        self.shot("validate-bad")
+
+        self.step("the nonce was not consumed: the good token still opens a session")
+        status, body = self.server.post_json("/sessions", {"identity_token": good, "app_id": app_id})
+        self.expect(status == 201, "POST /sessions answered %s %r" % (status, body))
+
+        self.step("disable and enable the key")
+        self.open("/dashboard/providers/" + provider_id.split("/")[-1])
+        self.submit("tr.key-active form[action$='/status']")
+        self.wait(lambda: "is now disabled" in self.text(), "disabled")
+        self.submit("tr.key-disabled form[action$='/status']")
+        self.wait(lambda: "is now active" in self.text(), "enabled")
+
+        self.step("look up and suspend a user")
+        self.find("nav a[href='/dashboard/users']").click()
+        self.submit("form[action='/dashboard/users']", {"app": "Browser App", "user": "alice"})
+        self.wait(lambda: self.find("#user-sessions").text == "1", "alice's one session")
+        self.submit("form[action='/dashboard/users/suspension']")
+        self.wait(lambda: self.find("#user-status").text == "suspended", "suspended")
+        self.expect(self.find("#user-sessions").text == "0", "suspension ended the session")
+        self.shot("user-suspended")
+        status, body = self.server.post_json("/sessions", {"identity_token": self.mint(
+            provider_id, key_id, downloaded, "alice", self.nonce()), "app_id": app_id})
+        self.expect(status != 201, "a suspended user cannot sign in (got %s)" % status)
+
+        self.step("a registration secret is shown once")
+        self.open("/dashboard/apps/%s/secrets" % app_id.split("/")[-1])
+        self.submit("form[action$='/secrets']")
+        self.wait(lambda: self.find("#created-application-secret").text != "", "the new secret")
+        self.shot("secret-created")
+
+        self.step("a post without the CSRF token is refused and changes nothing")
+        status = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch('/dashboard/apps', {method: 'POST', credentials: 'same-origin',
+                  headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'name=Forged'})
+              .then(r => done(r.status), e => done(String(e)));""")
+        self.expect(status == 403, "the forged post answered %r" % status)
+        self.open("/dashboard/apps")
+        self.expect("Forged" not in self.text(), "no app was created by the forged post")
+
+        self.step("delete the key, with confirmation")
+        self.open("/dashboard/providers/" + provider_id.split("/")[-1])
+        self.find("form.confirm-delete input[name=confirm]").click()
+        self.submit("form.confirm-delete")
+        self.wait(lambda: "Deleted key" in self.text(), "the deletion")
+
+        self.step("usable at phone width")
+        self.driver.set_window_size(390, 844)
+        for path, name in (("/dashboard/apps", "phone-apps"),
+                           ("/dashboard/providers/" + provider_id.split("/")[-1], "phone-provider"),
+                           ("/dashboard/users?app=%s&user=alice" % app_id.split("/")[-1], "phone-users")):
+            self.open(path)
+            self.no_horizontal_scroll(path)
+            self.shot(name)
+        self.driver.set_window_size(1280, 1000)
+
+        self.step("no Content-Security-Policy violations were reported")
+        violations = [entry["message"] for entry in self.driver.get_log("browser")
+                      if "Content Security Policy" in entry["message"]]
+        self.expect(not violations, "CSP violations: %r" % violations)
+
+        self.step("sign out: the session is gone")
+        self.open("/dashboard/apps")
+        self.find(".sign-out button").click()
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/sign-in"), "the sign-in page")
+        self.open("/dashboard/apps")
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/sign-in"), "the redirect to sign-in")
+        self.shot("signed-out")
+
+
+class NoScriptSteps(Steps):
+    """The same dashboard with JavaScript turned off: every form still does its job."""
+
+    def run(self):
+        from selenium.webdriver.common.keys import Keys
+
+        self.step("JavaScript off: sign in")
+        self.open("/dashboard/sign-in")
+        self.find("#admin-token").send_keys(ADMIN_TOKEN, Keys.ENTER)
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/apps"), "the apps page")
+
+        self.step("JavaScript off: create an app and a provider, validate a token")
+        self.submit("form[action='/dashboard/apps']", {"name": "No Script App"})
+        self.wait(lambda: "Created app No Script App" in self.text(), "the notice")
+        self.open("/dashboard/providers")
+        self.submit("form[action='/dashboard/providers']", {"name": "No Script Backend"})
+        self.wait(lambda: "Created provider No Script Backend" in self.text(), "the provider page")
+        self.expect(self.find("#keygen").get_dom_attribute("hidden") is not None,
+                    "the key generator stays hidden without JavaScript")
+        self.open("/dashboard/validate")
+        self.submit("form[action='/dashboard/validate']", {"app": "No Script App", "identity_token": "not.a.token"})
+        self.wait(lambda: self.find("#verdict").text.startswith("Not valid"), "an invalid verdict")
+        self.shot("nojs-validate")
+
+        self.step("JavaScript off: sign out")
+        self.find(".sign-out button").click()
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/sign-in"), "the sign-in page")
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/debug/vouch"))
+    missing = missing_tools()
+    if missing:
+        message = "browser test: missing " + ", ".join(missing) + " (apt-get install chromium chromium-driver; pip install selenium)"
+        if os.environ.get("CI") == "true":
+            print(message + ": FAILED (CI=true)", file=sys.stderr)
+            return 1
+        print(message + ": skipped", file=sys.stderr)
+        return 0
+    if not os.access(binary, os.X_OK):
+        print("browser test: no vouch binary at " + binary, file=sys.stderr)
+        return 1
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.makedirs(SHOTS, exist_ok=True)
+    for old in os.listdir(SHOTS):
+        os.remove(os.path.join(SHOTS, old))
+    downloads = tempfile.mkdtemp(prefix="vouch-downloads-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000",
+                     "--disable-gpu", "--no-first-run"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"download.default_directory": downloads,
+                                              "download.prompt_for_download": False})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    server = Server(binary)
+    driver = None
+    steps = None
+    try:
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        driver.set_page_load_timeout(60)
+        driver.set_script_timeout(60)
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        steps = Steps(server, binary, driver, downloads)
+        steps.run()
+        # The same browser with the page's scripts turned off (WebDriver's own commands still run).
+        driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+        shots = steps.shots
+        steps = NoScriptSteps(server, binary, driver, downloads)
+        steps.shots = shots
+        steps.run()
+        print("browser test: OK (%d screenshots in %s)" % (steps.shots, os.path.relpath(SHOTS, ROOT)))
+        return 0
+    except Exception:
+        traceback.print_exc()
+        if driver is not None:
+            try:
+                driver.save_screenshot(os.path.join(SHOTS, "failure.png"))
+            except Exception:
+                pass
+        print("---- vouch serve log\n" + server.tail(), file=sys.stderr)
+        print("browser test: FAILED at step: %s" % (steps.current if steps else "starting Chromium"), file=sys.stderr)
+        return 1
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.stop()
+        shutil.rmtree(downloads, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

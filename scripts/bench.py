@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The benchmark of docs/PERFORMANCE.md, run by scripts/bench.sh after it has built the binaries.
+
+Prints, in one run on one machine: the floors (openssl speed rsa2048; a bare Hummingbird app under
+the same wrk load as Vouch), in-process token verification against the raw primitives, and over
+real HTTP on 127.0.0.1 against `vouch serve` (SQLite, synchronous=FULL): POST /nonces, durable
+sign-ins and GET /users/me at 64 connections, each as requests/s, server CPU per request (from
+/proc/<pid>/stat), p50/p99 latency, and as ratios to the bare app and to one RSA verify.
+
+    python3 scripts/bench.py --bin DIR [--seconds 10] [--signins 40000] [--connections 64] [--smoke]
+                             [--database postgres://…] [--instances 2]
+
+With --database the servers run on that database instead of SQLite (the database's own CPU is
+reported as well), and with --instances N that many `vouch serve` processes share it, each driven
+by its own wrk with connections/N connections.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url, process, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process.poll() is not None:
+            sys.exit(f"{process.args[0]} exited with {process.returncode} before answering")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except Exception:
+            time.sleep(0.1)
+    sys.exit(f"{url} did not answer within {timeout} s")
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process, in seconds."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def start_wrk(url, seconds, connections, script=None, headers=(), env=None):
+    threads = max(1, min(connections, os.cpu_count() or 2))
+    command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--latency", "--timeout", "10s"]
+    if script:
+        command += ["-s", script]
+    for header in headers:
+        command += ["-H", header]
+    run_env = dict(os.environ, THREADS=str(threads), **(env or {}))
+    return subprocess.Popen(command + [url], stdout=subprocess.PIPE, text=True, env=run_env)
+
+
+def parse_wrk(output):
+    result = {"output": output}
+    result["requests"] = int(re.search(r"(\d+) requests in", output).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    result["non2xx"] = int(non2xx.group(1)) if non2xx else 0
+    errors = re.search(r"Socket errors: (.*)", output)
+    result["socket_errors"] = errors.group(1) if errors else ""
+    for percentile in ("50", "99"):
+        match = re.search(rf"\s{percentile}%\s+([\d.]+)(us|ms|s)", output)
+        result[f"p{percentile}_ms"] = float(match.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[match.group(2)]
+    signins = re.search(r"signins created=(\d+) refused=(\d+) exhausted=(\d+)", output)
+    if signins:
+        result["created"], result["refused"], result["exhausted"] = map(int, signins.groups())
+    return result
+
+
+def database_cpu_seconds():
+    """CPU seconds of every PostgreSQL process on the machine (the benchmark's cluster is the only
+    one), by pid, so that a backend that exits during a run does not count against it."""
+    seconds = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as handle:
+                if handle.read().strip() == "postgres":
+                    seconds[int(entry)] = cpu_seconds(int(entry))
+        except OSError:
+            continue
+    return seconds
+
+
+def database_cpu_since(before):
+    return sum(value - before.get(pid, 0.0) for pid, value in database_cpu_seconds().items())
+
+
+def measure(name, pids, targets, seconds, connections, with_database=False, **kwargs):
+    """Runs one wrk per target at once, a target being a URL or a (URL, environment) pair, with the
+    connections split between them; server CPU is summed over `pids`."""
+    targets = [target if isinstance(target, tuple) else (target, None) for target in targets]
+    before = sum(cpu_seconds(pid) for pid in pids)
+    database_before = database_cpu_seconds() if with_database else {}
+    share = max(1, connections // len(targets))
+    runs = [start_wrk(url, seconds, share, env=env, **kwargs) for url, env in targets]
+    parts = []
+    for run in runs:
+        output, _ = run.communicate()
+        if run.returncode != 0:
+            sys.exit(f"wrk failed for {name}")
+        parts.append(parse_wrk(output))
+    result = {"name": name}
+    for key in ("requests", "non2xx"):
+        result[key] = sum(part[key] for part in parts)
+    result["socket_errors"] = "; ".join(part["socket_errors"] for part in parts if part["socket_errors"])
+    result["p50_ms"] = max(part["p50_ms"] for part in parts)
+    result["p99_ms"] = max(part["p99_ms"] for part in parts)
+    if all("created" in part for part in parts):
+        for key in ("created", "refused", "exhausted"):
+            result[key] = sum(part[key] for part in parts)
+    served = result.get("created", result["requests"] - result["non2xx"])
+    result["served"] = served
+    result["cpu_us"] = (sum(cpu_seconds(pid) for pid in pids) - before) / max(served, 1) * 1e6
+    result["db_cpu_us"] = database_cpu_since(database_before) / max(served, 1) * 1e6 if with_database else None
+    result["served_rps"] = served / seconds
+    return result
+
+
+def openssl_rsa_verify_per_second(seconds):
+    output = subprocess.run(["openssl", "speed", "-seconds", str(seconds), "rsa2048"],
+                            capture_output=True, text=True, check=True).stdout
+    lines = output.strip().splitlines()[-2:]
+    print("\n".join(lines))
+    return float(lines[-1].split()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="directory holding vouch and vouch-benchmark")
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--signins", type=int, default=40000, help="tokens minted before the sign-in run")
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--smoke", action="store_true", help="tiny counts: proves the benchmark runs, measures nothing")
+    parser.add_argument("--database", help="run the servers on this database URL (PostgreSQL) instead of SQLite")
+    parser.add_argument("--instances", type=int, default=1, help="vouch serve processes sharing --database")
+    arguments = parser.parse_args()
+    if arguments.smoke:
+        arguments.seconds, arguments.signins, arguments.connections = 1, 300, 8
+    vouch = os.path.join(arguments.bin, "vouch")
+    bench = os.path.join(arguments.bin, "vouch-benchmark")
+    seconds, connections = arguments.seconds, arguments.connections
+
+    print("== machine")
+    print(subprocess.run(["uname", "-srm"], capture_output=True, text=True).stdout.strip())
+    with open("/proc/cpuinfo") as handle:
+        model = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), "?")
+    print(f"{os.cpu_count()} cores, {model}")
+
+    print("== floor: openssl speed rsa2048 (one core)")
+    rsa_per_second = openssl_rsa_verify_per_second(1 if arguments.smoke else 3)
+    rsa_us = 1e6 / rsa_per_second
+
+    print("== in process: whole tokens against the primitives (one task)")
+    subprocess.run([bench, "tokens", "0.2" if arguments.smoke else "3"], check=True)
+
+    results = []
+    scratch = tempfile.mkdtemp(prefix="vouch-bench-")
+    processes = []
+    try:
+        print(f"== floor: bare Hummingbird app, wrk -c {connections} for {seconds} s")
+        port = free_port()
+        bare = subprocess.Popen([bench, "bare", "--port", str(port)], stdout=subprocess.DEVNULL)
+        processes.append(bare)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    sys.exit("the bare app did not start")
+                time.sleep(0.1)
+        floor = measure("bare app POST /nonces", [bare.pid], [base + "/nonces"], seconds, connections,
+                        script=os.path.join(HERE, "bench", "post_nonces.lua"))
+        results.append(floor)
+        bare.send_signal(signal.SIGTERM)
+        bare.wait(timeout=30)
+
+        storage = "PostgreSQL" if arguments.database else "SQLite, synchronous=FULL"
+        print(f"== {arguments.instances} × vouch serve ({os.path.basename(os.path.normpath(arguments.bin))} build, "
+              f"{storage}), wrk -c {connections} for {seconds} s each")
+        admin = "benchmark-admin-token-0123456789"
+        servers, bases = [], []
+        for index in range(arguments.instances):
+            data = os.path.join(scratch, f"data-{index}")
+            os.mkdir(data, 0o700)
+            port = free_port()
+            command = [vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0", "--log-level", "error"]
+            if arguments.database:
+                command += ["--database", arguments.database, "--database-pool-size", "20"]
+            server = subprocess.Popen(command, env=dict(os.environ, VOUCH_ADMIN_TOKEN=admin), stdout=subprocess.DEVNULL)
+            processes.append(server)
+            servers.append(server)
+            bases.append(f"http://127.0.0.1:{port}")
+        for server, base in zip(servers, bases):
+            wait_for(base + "/health", server)
+        pids = [server.pid for server in servers]
+        with_database = bool(arguments.database)
+        results.append(measure("vouch POST /nonces", pids, [b + "/nonces" for b in bases], seconds, connections,
+                               with_database, script=os.path.join(HERE, "bench", "post_nonces.lua")))
+        prepared = os.path.join(scratch, "prepared")
+        started = time.time()
+        subprocess.run([bench, "prepare", "--server", bases[0], "--admin-token", admin, "--count", str(arguments.signins),
+                        "--out", prepared], check=True)
+        print(f"(minted in {time.time() - started:.0f} s, before the clock)")
+        signins = os.path.join(prepared, "signins.jsonl")
+        if len(bases) > 1:
+            # Each instance's wrk gets its own share of the tokens.
+            with open(signins) as handle:
+                lines = handle.readlines()
+            shares = []
+            for index in range(len(bases)):
+                path = os.path.join(prepared, f"signins-{index}.jsonl")
+                with open(path, "w") as handle:
+                    handle.writelines(lines[index::len(bases)])
+                shares.append(path)
+        else:
+            shares = [signins]
+        results.append(measure("vouch durable sign-in", pids,
+                               [(base + "/sessions", {"SIGNINS": path}) for base, path in zip(bases, shares)],
+                               seconds, connections, with_database, script=os.path.join(HERE, "bench", "signins.lua")))
+        with open(os.path.join(prepared, "session.txt")) as handle:
+            session = handle.read().strip()
+        results.append(measure("vouch GET /users/me", pids, [b + "/users/me" for b in bases], seconds, connections,
+                               with_database, headers=[f"Authorization: Bearer {session}"]))
+        for server in servers:
+            server.send_signal(signal.SIGTERM)
+        for server in servers:
+            server.wait(timeout=30)
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print("== results")
+    print(f"{'what':26} {'served/s':>9} {'CPU µs/req':>10} {'db µs/req':>9} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'× bare CPU':>10} {'× bare rate':>11} {'× RSA verify':>12}")
+    for result in results:
+        database = f"{result['db_cpu_us']:9.1f}" if result.get("db_cpu_us") is not None else f"{'-':>9}"
+        print(f"{result['name']:26} {result['served_rps']:9.0f} {result['cpu_us']:10.1f} {database} {result['p50_ms']:7.2f} "
+              f"{result['p99_ms']:7.2f} {result['cpu_us'] / floor['cpu_us']:10.2f} "
+              f"{result['served_rps'] / floor['served_rps']:11.3f} {result['cpu_us'] / rsa_us:12.2f}")
+    for result in results:
+        problems = []
+        if result.get("refused"):
+            problems.append(f"{result['refused']} sign-ins refused")
+        if result.get("exhausted"):
+            problems.append(f"tokens ran out ({result['exhausted']} /health requests instead): raise --signins")
+        if "created" not in result and result["non2xx"]:
+            problems.append(f"{result['non2xx']} non-2xx answers")
+        if result["socket_errors"]:
+            problems.append(f"socket errors: {result['socket_errors']}")
+        if problems:
+            print(f"warning: {result['name']}: " + "; ".join(problems))
+    print(f"one RSA-2048 verify (openssl) = {rsa_us:.1f} µs")
+
+
+if __name__ == "__main__":
+    main()
