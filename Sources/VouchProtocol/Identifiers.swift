@@ -26,11 +26,9 @@ public enum LayerID {
     /// Parses `layer:///keys/<uuid>` or a bare UUID.
     public static func parseKey(_ text: String) -> UUID? { parse(text, prefix: keyPrefix) }
 
-    /// A UUID in its 8-4-4-4-12 hexadecimal spelling, any case; nothing else (Foundation's parser is
-    /// already strict about the shape, this only keeps it from seeing prefixes).
+    /// A UUID in its 8-4-4-4-12 hexadecimal spelling, any case; nothing else.
     public static func parseUUID(_ text: some StringProtocol) -> UUID? {
-        guard text.utf8.count == 36 else { return nil }
-        return UUID(uuidString: String(text))
+        UUIDText.parse(text)
     }
 
     static func parse(_ text: String, prefix: String) -> UUID? {
@@ -45,5 +43,5 @@ public enum LayerID {
 
 extension UUID {
     /// The lower-case spelling PROTOCOL §1 prescribes for output.
-    public var lowercased: String { uuidString.lowercased() }
+    public var lowercased: String { UUIDText.lowercase(self) }
 }

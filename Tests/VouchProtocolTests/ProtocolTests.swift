@@ -216,8 +216,29 @@ struct LayerIDTests {
         "{" + LayerIDTests.lower + "}", LayerIDTests.lower.replacingOccurrences(of: "-", with: ""), " " + LayerIDTests.lower, LayerIDTests.lower + " ", LayerIDTests.lower + "\n",
         "0b6b0c3e-4f0a-4e53-9a53-1d2f1c8f0a0g", "0b6b0c3e_4f0a_4e53_9a53_1d2f1c8f0a01", "0b6b0c3e-4f0a-4e53-9a531d2f1c8f0a01-",
         "../../etc/passwd", "' OR 1=1 --",
+        // Shapes Foundation's lenient scanner would take for a UUID.
+        "7e05c1f4-eb61-4811-9158-46445a-9bec6", "80b71290-fd89-499c-bf85-6ef09a56c 7b", "08a45f40-02c1-4a2b-a98f-0xb291c7a35a",
     ])
     func refused(text: String) {
         #expect(LayerID.parseApp(text) == nil)
+    }
+
+    /// Foundation's `UUID(uuidString:)` scans leniently: it accepts `…-46445a-9bec6` (a dash out
+    /// of place), `…56c 7b` (a space) and `0x` inside. Ids are exactly 8-4-4-4-12 hex digits here;
+    /// within that shape both parsers must agree.
+    @Test("parsing and printing agree with Foundation on the canonical shape, and nothing else parses")
+    func agreesWithFoundation() {
+        let alphabet = Array("0123456789abcdefABCDEFgG-x \u{0}é".unicodeScalars)
+        for _ in 0..<200 {
+            let id = UUID()
+            #expect(id.lowercased == id.uuidString.lowercased())
+            #expect(LayerID.parseUUID(id.uuidString) == id)
+            var text = Array(id.lowercased.unicodeScalars)
+            let position = Int.random(in: 0..<text.count)
+            text[position] = alphabet.randomElement()!
+            let changed = String(String.UnicodeScalarView(text))
+            let canonicalShape = changed.wholeMatch(of: /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/) != nil
+            #expect(LayerID.parseUUID(changed) == (canonicalShape ? UUID(uuidString: changed) : nil), "\(changed)")
+        }
     }
 }
