@@ -144,11 +144,15 @@ struct ConnectionTests {
         }
     }
 
-    @Test("three hundred silent sockets are closed, and /health answers throughout")
+    /// 120 sockets (240 descriptors with the server's ends) rather than hundreds: this suite runs
+    /// beside others that spawn processes, and Foundation's `Process.run()` in Swift 6.3.1 reads
+    /// past its `/proc/self/fd` buffer when the process has a great many descriptors open
+    /// (swift-corelibs-foundation PR #5472), which crashed a whole test run.
+    @Test("a hundred and twenty silent sockets are closed, and /health answers throughout")
     func socketFlood() async throws {
         try await LiveServer.run(connectionLimits: Self.impatient) { server in
             var silent: [RawConnection] = []
-            for _ in 0..<300 { silent.append(try RawConnection(port: server.port)) }
+            for _ in 0..<120 { silent.append(try RawConnection(port: server.port)) }
             #expect(try await server.request(.GET, "/health").status == 200)
             var closed = 0
             for connection in silent where await connection.readUntilClosed(within: 30).end == .closed { closed += 1 }
