@@ -129,11 +129,21 @@ struct LiveServer: Sendable {
             if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await Self.http.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 1 << 22)
         return HTTPResult(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                           body: Data(buffer: bytes))
     }
+
+    /// The tests' HTTP client: idle connections go after a second, not the shared client's minute,
+    /// so that a suite of a hundred short-lived servers does not pile up hundreds of descriptors
+    /// (with very many open, Foundation's `Process.run()` in Swift 6.3.1 can crash a test that
+    /// spawns a process; swift-corelibs-foundation #5472).
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(1), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     func json(_ object: [String: Any]) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)

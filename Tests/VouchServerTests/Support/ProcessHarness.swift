@@ -37,7 +37,8 @@ enum ProcessHarness {
     static let http: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(2), read: .seconds(15))
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+        // Idle connections go quickly: see `LiveServer.http` on why descriptors must not pile up.
+        configuration.connectionPool = .init(idleTimeout: .seconds(1), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
