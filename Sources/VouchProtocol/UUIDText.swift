@@ -7,8 +7,6 @@ import Foundation
 /// sign-in profile. These do the same job on 36 bytes.
 enum UUIDText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
-    /// Where the four dashes of the canonical spelling are.
-    private static let dashOffsets: Set<Int> = [8, 13, 18, 23]
 
     /// Exactly 8-4-4-4-12 hexadecimal digits, any case; nothing else.
     static func parse(_ text: some StringProtocol) -> UUID? {
@@ -19,7 +17,8 @@ enum UUIDText {
         for character in text.utf8 {
             defer { offset += 1 }
             guard offset < 36 else { return nil }
-            if dashOffsets.contains(offset) {
+            // The four dashes of the canonical spelling.
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
                 guard character == UInt8(ascii: "-") else { return nil }
                 continue
             }
