@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     /// Marks the dashboard's cookies `Secure`: set it when browsers reach the server over HTTPS
     /// (a TLS-terminating proxy in front), so the session cookie never travels in clear text.
     public var secureCookies = false
+    /// Addresses of proxies whose `X-Forwarded-For` names the client for the rate limiters
+    /// (canonical IP text, see `ClientAddress`); empty: the header is ignored.
+    public var trustedProxies: Set<String> = []
 
     public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
                 adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,
@@ -32,6 +35,11 @@ public struct ServerConfiguration: Sendable {
         self.expiredSessionGraceSeconds = expiredSessionGraceSeconds
         self.connectionLimits = connectionLimits
     }
+}
+
+extension ServerConfiguration {
+    /// An IP address in the form `trustedProxies` holds, or `nil` when `text` is not one.
+    public static func canonicalAddress(_ text: String) -> String? { ClientAddress.canonical(text) }
 }
 
 /// Printing a configuration (a log line, `dump`, a debugger) never shows the admin token.

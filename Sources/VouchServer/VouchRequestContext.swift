@@ -14,13 +14,15 @@ public struct VouchRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.clientIP = remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// PROTOCOL §2: bodies over 64 KiB are refused with 413 `too_large`.
     public var maxUploadSize: Int { RequestLimits.maximumBodySize }
 
-    /// The client's IP address as text, or `unknown`: the rate limiter's key.
-    var clientIP: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The client's IP address as text, or `unknown`: the rate limiters' key. The TCP peer, unless
+    /// `ClientAddressMiddleware` found it behind a trusted proxy.
+    internal(set) var clientIP: String
 }
 
 /// Sizes every request is held to.

@@ -30,6 +30,9 @@ public enum VouchServer {
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
         router.add(middleware: SignInMetricsMiddleware(metrics: metrics))
+        if !configuration.trustedProxies.isEmpty {
+            router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
+        }
         let routes = RouteRegistrar(router: router, table: table)
         MetricsRoute(metrics: metrics).register(routes)
         ClientRoutes(authenticator: authenticator,

@@ -54,6 +54,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Mark the dashboard's cookies Secure: use when browsers reach the server over HTTPS (a TLS-terminating proxy).")
     var secureCookies = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "A proxy (IP address) whose X-Forwarded-For names the client for the rate limits; repeat for several.",
+        valueName: "address"))
+    var trustedProxy: [String] = []
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -64,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard ConnectionLimits.timeoutRange.contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard ConnectionLimits.timeoutRange.contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        for address in trustedProxy where ServerConfiguration.canonicalAddress(address) == nil {
+            throw ValidationError("--trusted-proxy \(address) is not an IP address (e.g. 10.0.0.5 or ::1)")
+        }
         guard PostgresStoreOptions.poolSizeRange.contains(databasePoolSize) else {
             throw ValidationError("--database-pool-size must be \(PostgresStoreOptions.poolSizeRange.lowerBound)…\(PostgresStoreOptions.poolSizeRange.upperBound)")
         }
@@ -86,6 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                     connectionLimits: ConnectionLimits(idleTimeoutSeconds: idleTimeout,
                                                                                        requestTimeoutSeconds: requestTimeout))
             configuration.secureCookies = secureCookies
+            configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
             let host = self.host
             let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in
                 Console.line("vouch listening on http://\(host):\(port)")

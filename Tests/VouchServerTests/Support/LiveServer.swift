@@ -84,7 +84,7 @@ struct LiveServer: Sendable {
     /// Starts a server on a fresh SQLite database in a temporary directory, runs `body`, and
     /// always stops the server and closes the store.
     static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(),
-                    connectionLimits: ConnectionLimits = ConnectionLimits(),
+                    connectionLimits: ConnectionLimits = ConnectionLimits(), trustedProxies: Set<String> = [],
                     _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -98,9 +98,11 @@ struct LiveServer: Sendable {
             // Every clock is the test's: unix time and the rate limiter's uptime move only with
             // `clock.advance`, purges happen only on `purges.purgeNow()`.
             let clocks = ServerClocks(now: clock.closure, uptime: { Double(clock.now) }, sleep: purges.sleep)
+            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
+                                                    connectionLimits: connectionLimits)
+            configuration.trustedProxies = trustedProxies
             let app = try await VouchServer.makeApplication(
-                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
-                                                   connectionLimits: connectionLimits),
+                configuration: configuration,
                 store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
             try await app.test(.live) { _ in
                 try await body(LiveServer(port: port.value, store: store, clock: clock, purges: purges))
