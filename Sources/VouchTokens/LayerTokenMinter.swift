@@ -28,10 +28,10 @@ public struct LayerTokenMinter: Sendable {
     ///   - ttl: seconds until `exp`; short by design (the token is exchanged at once), 60…86400.
     public func mint(userID: String, nonce: String, issuedAt: Int64 = Int64(Date().timeIntervalSince1970),
                      ttl: Int64 = 120, identity: IdentityClaims = IdentityClaims()) throws -> String {
-        guard (1...LayerPolicy.maximumUserIDBytes).contains(userID.utf8.count), !Self.hasControlCharacters(userID) else {
+        guard (1...LayerPolicy.maximumUserIDBytes).contains(userID.utf8.count), !ControlCharacters.present(in: userID) else {
             throw MintingError.invalidUserID("1…255 bytes of UTF-8 without control characters")
         }
-        guard (1...LayerPolicy.maximumNonceBytes).contains(nonce.utf8.count), !Self.hasControlCharacters(nonce) else {
+        guard (1...LayerPolicy.maximumNonceBytes).contains(nonce.utf8.count), !ControlCharacters.present(in: nonce) else {
             throw MintingError.invalidNonce
         }
         guard (60...86_400).contains(ttl) else { throw MintingError.invalidTTL(ttl) }
@@ -55,15 +55,11 @@ public struct LayerTokenMinter: Sendable {
         ]
         for (name, value, limit) in optional {
             guard let value else { continue }
-            guard value.utf8.count <= limit, !Self.hasControlCharacters(value) else { throw MintingError.invalidClaim(name) }
+            guard value.utf8.count <= limit, !ControlCharacters.present(in: value) else { throw MintingError.invalidClaim(name) }
             claims[name] = .string(value)
         }
         let signingInput = JWSSigningInput.make(header: header, claims: claims)
         let signature = try RS256.sign(signingInput, privateKey: privateKey)
         return String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
-    }
-
-    static func hasControlCharacters(_ text: String) -> Bool {
-        ControlCharacters.present(in: text)
     }
 }

@@ -32,7 +32,7 @@ public struct SinchTokenMinter: Sendable {
             throw MintingError.invalidUserID("1…255 characters of A–Z a–z 0–9 _ = -")
         }
         guard (1...SinchPolicy.maximumNonceBytes).contains(nonce.utf8.count),
-              !LayerTokenMinter.hasControlCharacters(nonce) else { throw MintingError.invalidNonce }
+              !ControlCharacters.present(in: nonce) else { throw MintingError.invalidNonce }
         guard (SinchPolicy.minimumTTL...86_400).contains(ttl) else { throw MintingError.invalidTTL(ttl) }
         guard (0...(ClaimRules.latestTime - ttl)).contains(issuedAt) else { throw MintingError.invalidIssueTime(issuedAt) }
 
