@@ -115,6 +115,9 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // The OpenAPI document is compiled into the binary (`PackageResources.openapi_json`):
+            // `GET /openapi.json` needs no file beside the executable, and cannot drift from the repo's copy.
+            resources: [.embedInCode("OpenAPI/openapi.json")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command of the README's quick start: builds everything once, runs the README's
 # end-to-end walkthrough against the built binary, then every test suite from that build, then
-# the dashboard in a real browser (Chromium + selenium; skipped without them, failed in CI).
+# the dashboard in a real browser (Chromium + selenium), then the OpenAPI document against the
+# running servers (schemathesis); each of the last two skipped without its tools, failed in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +12,4 @@ bash scripts/walkthrough.sh .build/debug/vouch
 bash scripts/client_example.sh .build/debug
 swift test --skip-build
 python3 Tests/browser/test_dashboard.py .build/debug/vouch
+bash scripts/schemathesis.sh .build/debug/vouch

@@ -27,27 +27,17 @@ VOUCH_BIN="$(cd "$(dirname "$VOUCH_BIN")" && pwd)/$(basename "$VOUCH_BIN")"
 command -v curl >/dev/null || fail "curl is required"
 command -v python3 >/dev/null || fail "python3 is required"
 
+# shellcheck source=lib/background.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/background.sh"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/vouch-walkthrough.XXXXXX")"
 PIDS=()
 
 cleanup() {
     local status=$?
     set +e
-    for pid in ${PIDS[@]+"${PIDS[@]}"}; do
-        kill -TERM "$pid" 2>/dev/null
-    done
-    for pid in ${PIDS[@]+"${PIDS[@]}"}; do
-        # Give each process a few seconds to stop cleanly, then make sure it is gone.
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
+    stop_processes ${PIDS[@]+"${PIDS[@]}"}
     if [[ $status -ne 0 ]]; then
-        for log in "$WORK"/*.log; do
-            [[ -f "$log" ]] || continue
-            echo "---- last lines of $(basename "$log")" >&2
-            tail -n 20 "$log" >&2
-        done
+        show_logs "$WORK" 20
         # The first failure again, last, so that it is not lost above the logs.
         if [[ -f "$WORK/failure" ]]; then
             echo "walkthrough: FAILED: $(cat "$WORK/failure")" >&2

@@ -55,6 +55,16 @@ public enum DevelopmentIdentityProvider {
 
     public static func makeApplication(configuration: Configuration, logger: Logger,
                                        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(configuration: configuration),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch-idp"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+    }
+
+    /// The provider's routes, apart from the application so that a test can compare them with
+    /// the OpenAPI document's.
+    static func makeRouter(configuration: Configuration) -> Router<VouchRequestContext> {
         let router = Router(context: VouchRequestContext.self)
         let table = RouteTableBox()
         router.add(middleware: FailureMiddleware(routes: table))
@@ -86,11 +96,7 @@ public enum DevelopmentIdentityProvider {
                 throw Failure(error: error.description, status: 422)
             }
         }
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch-idp"),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-            logger: logger)
+        return router
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: VouchRequestContext) async throws -> T {

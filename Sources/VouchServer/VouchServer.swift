@@ -18,6 +18,23 @@ public enum VouchServer {
         clocks: ServerClocks = .system,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
+        let router = try await makeRouter(configuration: configuration, store: store, clocks: clocks)
+        var app = Application(
+            router: router,
+            server: .guardedHTTP1(limits: configuration.connectionLimits),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        app.addServices(HousekeepingService(
+            store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
+            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger))
+        return app
+    }
+
+    /// Every route and middleware of the server; separate from the application so that a test
+    /// can compare the routes it registers with the OpenAPI document's.
+    static func makeRouter(configuration: ServerConfiguration, store: any Store,
+                           clocks: ServerClocks) async throws -> Router<VouchRequestContext> {
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
@@ -35,6 +52,7 @@ public enum VouchServer {
         }
         let routes = RouteRegistrar(router: router, table: table)
         MetricsRoute(metrics: metrics).register(routes)
+        OpenAPIRoute().register(routes)
         ClientRoutes(authenticator: authenticator,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
@@ -45,16 +63,6 @@ public enum VouchServer {
                         sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
                         signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime), clock: clocks.now)
             .register(on: router, table: table)
-
-        var app = Application(
-            router: router,
-            server: .guardedHTTP1(limits: configuration.connectionLimits),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-            logger: logger)
-        app.addServices(HousekeepingService(
-            store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
-            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger))
-        return app
+        return router
     }
 }

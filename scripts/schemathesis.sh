@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Proves the hand-written OpenAPI document (Sources/VouchServer/OpenAPI/openapi.json) against the
+# running servers with schemathesis: every answer must have a documented status, content type,
+# headers and body, and none may be a 5xx.
+#
+#   bash scripts/schemathesis.sh [path/to/vouch]      (default: .build/debug/vouch)
+#
+# Starts `vouch serve` on 127.0.0.1 (a free port, a temporary data directory, a known admin
+# token), seeds an app, a provider bound to it with a generated key, a registration secret and a
+# signed-in user so that fuzzed requests reach more than 404s, starts `vouch identity-provider`
+# with that key, runs schemathesis against each (the server's document fetched from the server
+# itself, at /openapi.json), then stops both and removes the directory.
+#
+# Bounded: SCHEMATHESIS_MAX_EXAMPLES cases per operation and phase (default 30), and a time budget
+# per run. SCHEMATHESIS_SEED fixes the generated data (default: a fixed seed, so that CI runs are
+# reproducible; set it to "random" to explore). Without schemathesis installed it skips, except
+# in CI (CI=true), where it fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=lib/background.sh
+source scripts/lib/background.sh
+
+fail() {
+    echo "schemathesis: FAILED: $*" >&2
+    exit 1
+}
+
+VOUCH_BIN="${1:-.build/debug/vouch}"
+[[ -x "$VOUCH_BIN" ]] || fail "no executable vouch binary at $VOUCH_BIN (build it with: swift build --product vouch)"
+VOUCH_BIN="$(cd "$(dirname "$VOUCH_BIN")" && pwd)/$(basename "$VOUCH_BIN")"
+# Through the python3 whose pip installed it (.ci/run), whatever PATH holds.
+if ! python3 -c "import schemathesis" 2>/dev/null; then
+    [[ "${CI:-}" == "true" ]] && fail "schemathesis is not installed (python3 -m pip install schemathesis)"
+    echo "schemathesis: SKIPPED: not installed (python3 -m pip install schemathesis); CI fails instead" >&2
+    exit 0
+fi
+command -v curl >/dev/null || fail "curl is required"
+
+MAX_EXAMPLES="${SCHEMATHESIS_MAX_EXAMPLES:-30}"
+SEED="${SCHEMATHESIS_SEED:-20261123}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/vouch-schemathesis.XXXXXX")"
+PIDS=()
+
+cleanup() {
+    local status=$?
+    set +e
+    stop_processes ${PIDS[@]+"${PIDS[@]}"}
+    [[ $status -ne 0 ]] && show_logs "$WORK" 30
+    rm -rf "$WORK"
+    exit "$status"
+}
+trap cleanup EXIT
+
+# Waits (bounded) for a server's "listening on http://127.0.0.1:PORT" line and prints the port.
+port_of() {
+    local log="$1" pid="$2" port=""
+    for _ in $(seq 600); do
+        port="$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)"
+        [[ -n "$port" ]] && { echo "$port"; return 0; }
+        kill -0 "$pid" 2>/dev/null || fail "the server exited before listening (see $(basename "$log"))"
+        sleep 0.1
+    done
+    fail "the server did not start listening within 60 s"
+}
+
+# JSON member of the answer on standard input.
+member() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+ADMIN_TOKEN="vat_schemathesis_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+export VOUCH_ADMIN_TOKEN="$ADMIN_TOKEN"
+"$VOUCH_BIN" serve --host 127.0.0.1 --port 0 --data-dir "$WORK/data" --log-level warning > "$WORK/serve.log" 2>&1 &
+PIDS+=($!)
+PORT="$(port_of "$WORK/serve.log" "${PIDS[0]}")"
+BASE="http://127.0.0.1:$PORT"
+
+admin() {
+    local method="$1" path="$2" body="${3:-}"
+    curl -sS --fail-with-body -X "$method" -H "Authorization: Bearer $ADMIN_TOKEN" \
+        ${body:+-H "Content-Type: application/json" --data "$body"} "$BASE$path"
+}
+bare() { sed 's|^layer:///[a-z]*/||'; }
+
+APP_ID="$(admin POST /admin/apps '{"name": "Schemathesis"}' | member id)"
+APP="$(bare <<< "$APP_ID")"
+PROVIDER_ID="$(admin POST /admin/providers '{"name": "Schemathesis backend"}' | member id)"
+PROVIDER="$(bare <<< "$PROVIDER_ID")"
+admin PUT "/admin/providers/$PROVIDER/apps/$APP" >/dev/null
+admin POST "/admin/providers/$PROVIDER/keys" '{"generate": true}' > "$WORK/key.json"
+KEY_ID="$(member id < "$WORK/key.json")"
+KEY="$(bare <<< "$KEY_ID")"
+member private_key < "$WORK/key.json" > "$WORK/private.pem"
+admin POST "/admin/apps/$APP/registration-secrets" > "$WORK/secret.json"
+APPLICATION_KEY="$(member application_key < "$WORK/secret.json")"
+APPLICATION_SECRET="$(member application_secret < "$WORK/secret.json")"
+
+# A signed-in user, for the session-token scheme (GET /users/me).
+NONCE="$(curl -sS --fail-with-body -X POST -H "Content-Type: application/json" --data "{\"app_id\": \"$APP_ID\"}" "$BASE/nonces" | member nonce)"
+IDENTITY_TOKEN="$("$VOUCH_BIN" token mint --provider-id "$PROVIDER_ID" --key-id "$KEY_ID" --private-key "$WORK/private.pem" \
+    --user-id schemathesis-user --nonce "$NONCE")"
+SESSION_TOKEN="$(curl -sS --fail-with-body -X POST -H "Content-Type: application/json" \
+    --data "{\"identity_token\": \"$IDENTITY_TOKEN\", \"app_id\": \"$APP_ID\"}" "$BASE/sessions" | member session_token)"
+admin PATCH "/admin/apps/$APP/users/schemathesis-suspended" '{"suspended": true}' >/dev/null
+
+"$VOUCH_BIN" identity-provider --provider-id "$PROVIDER_ID" --key-id "$KEY_ID" --private-key "$WORK/private.pem" \
+    --registration-key "$APPLICATION_KEY" --registration-secret "$APPLICATION_SECRET" --port 0 > "$WORK/identity-provider.log" 2>&1 &
+PIDS+=($!)
+IDP_PORT="$(port_of "$WORK/identity-provider.log" "${PIDS[1]}")"
+
+# Both security schemes get a real credential; path parameters are usually (not always) the
+# seeded objects, so that the fuzzer reaches the 2xx answers and their bodies, not only 404s.
+export SCHEMATHESIS_ADMIN_TOKEN="$ADMIN_TOKEN" SCHEMATHESIS_SESSION_TOKEN="$SESSION_TOKEN"
+cat > "$WORK/schemathesis.toml" <<EOF
+[auth.openapi.AdminToken]
+bearer = "\${SCHEMATHESIS_ADMIN_TOKEN}"
+
+[auth.openapi.SessionToken]
+bearer = "\${SCHEMATHESIS_SESSION_TOKEN}"
+
+[dictionaries.apps]
+values = ["$APP"]
+[dictionaries.providers]
+values = ["$PROVIDER"]
+[dictionaries.users]
+values = ["schemathesis-user", "schemathesis-suspended"]
+[dictionaries.keys]
+values = ["$KEY"]
+[dictionaries.application_keys]
+values = ["$APPLICATION_KEY"]
+[dictionaries.app_ids]
+values = ["$APP_ID", "$APP"]
+
+[parameters]
+"path.app" = { dictionary = "apps", probability = 0.7 }
+"path.provider" = { dictionary = "providers", probability = 0.7 }
+"path.user" = { dictionary = "users", probability = 0.5 }
+"body.app_id" = { dictionary = "app_ids", probability = 0.7 }
+
+[[operations]]
+include-path-regex = '/keys/\{key\}'
+parameters = { "path.key" = { dictionary = "keys", probability = 0.7 } }
+
+[[operations]]
+include-path-regex = 'secrets/\{key\}'
+parameters = { "path.key" = { dictionary = "application_keys", probability = 0.7 } }
+EOF
+
+CHECKS="not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance"
+SEED_ARGS=()
+[[ "$SEED" != "random" ]] && SEED_ARGS=(--seed "$SEED")
+run_schemathesis() {
+    local name="$1"; shift
+    echo "schemathesis: $name" >&2
+    python3 -m schemathesis.cli --no-color --config-file "$WORK/schemathesis.toml" run \
+        --checks "$CHECKS" --max-examples "$MAX_EXAMPLES" ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} \
+        --workers 2 --max-time 240 --request-timeout 10 --max-redirects 0 --suppress-health-check all \
+        --output-truncate false --report junit --report-dir "$WORK/report" "$@" \
+        || fail "$name: schemathesis reported responses outside the OpenAPI document (above)"
+}
+
+# vouch serve, its document as it serves it (which is also what proves it serves the repo's file).
+run_schemathesis "vouch serve at $BASE" "$BASE/openapi.json" --exclude-tag identity-provider
+# vouch identity-provider, from the same document (its paths name their own server).
+run_schemathesis "vouch identity-provider" "Sources/VouchServer/OpenAPI/openapi.json" \
+    --url "http://127.0.0.1:$IDP_PORT" --include-tag identity-provider
+
+echo "schemathesis: OK"
