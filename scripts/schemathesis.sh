@@ -68,7 +68,9 @@ member() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]]
 
 ADMIN_TOKEN="vat_schemathesis_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 export VOUCH_ADMIN_TOKEN="$ADMIN_TOKEN"
-"$VOUCH_BIN" serve --host 127.0.0.1 --port 0 --data-dir "$WORK/data" --log-level warning > "$WORK/serve.log" 2>&1 &
+# A low rate limit, so that the fuzzer also meets the 429s of POST /nonces and POST /sessions.
+"$VOUCH_BIN" serve --host 127.0.0.1 --port 0 --data-dir "$WORK/data" --rate-limit 10 --log-level warning \
+    > "$WORK/serve.log" 2>&1 &
 PIDS+=($!)
 PORT="$(port_of "$WORK/serve.log" "${PIDS[0]}")"
 BASE="http://127.0.0.1:$PORT"
