@@ -14,6 +14,12 @@ final class SinchDailyKeys: Sendable {
     private struct Entry: Hashable {
         let secret: [UInt8]
         let day: Int64
+
+        /// The secret's bytes in one go (an array of bytes hashes byte by byte otherwise).
+        func hash(into hasher: inout Hasher) {
+            secret.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(day)
+        }
     }
 
     private let keys = Locked<[Entry: KeyedHMAC]>([:])

@@ -119,7 +119,7 @@ struct SinchPolicy {
     }
 
     /// #15 for `sub`: it must be `iss` + `/users/` + a user id of 1…255 bytes of `[A-Za-z0-9_=-]`.
-    private func userID(rules: ClaimRules, usable: Set<String>, _ findings: inout Findings) throws(Findings.Stop) -> String? {
+    private func userID(rules: ClaimRules, usable: UsableClaims, _ findings: inout Findings) throws(Findings.Stop) -> String? {
         guard usable.contains("sub"), usable.contains("iss"), let subject = rules.string("sub"),
               let issuer = rules.string("iss") else { return nil }
         guard let userID = subject.bytesDroppingPrefix(issuer + "/users/") else {
