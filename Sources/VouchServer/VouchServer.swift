@@ -26,6 +26,7 @@ public enum VouchServer {
         // error middleware consults the route table, which is filled in below (it is a class).
         let table = RouteTableBox()
         let metrics = ServerMetrics()
+        let rejections = SignInRejectionLog(metrics: metrics)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
@@ -35,7 +36,7 @@ public enum VouchServer {
         }
         let routes = RouteRegistrar(router: router, table: table)
         MetricsRoute(metrics: metrics).register(routes)
-        ClientRoutes(authenticator: authenticator,
+        ClientRoutes(authenticator: authenticator, rejections: rejections,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
         let adminToken = AdminToken(configuration.adminToken)
@@ -54,7 +55,10 @@ public enum VouchServer {
             logger: logger)
         app.addServices(HousekeepingService(
             store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
-            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger))
+            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
+            auditRetentionSeconds: configuration.auditRetentionDays.clamped(to: ServerConfiguration.auditRetentionDaysRange) * 86_400, clocks: clocks, logger: logger))
+        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: max(1, configuration.auditFlushIntervalSeconds),
+                                          clocks: clocks, logger: logger))
         return app
     }
 }
