@@ -32,6 +32,6 @@ struct HousekeepingService: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        await Periodically.run(every: purgeIntervalSeconds, clocks: clocks) { await purgeOnce() }
+        await Periodically.run(every: purgeIntervalSeconds, sleep: clocks.sleep) { await purgeOnce() }
     }
 }
