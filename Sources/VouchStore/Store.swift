@@ -70,6 +70,11 @@ public protocol Store: Sendable {
     @discardableResult
     func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int
 
+    // MARK: Sign-in
+    /// Everything a signed token's claims name (provider binding, nonce use, suspension), read
+    /// together: the one read a sign-in makes between its signature check and `createSession`.
+    func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding
+
     // MARK: Sessions
     /// One transaction: records the nonce's use (throws `.nonceAlreadyUsed` if it was used, and
     /// writes nothing), refuses a suspended user (`.userSuspended`, nothing written), upserts the
