@@ -60,7 +60,7 @@ public struct Authenticator: Sendable {
             user = try await store.createSession(NewSession(
                 tokenHash: hash, appID: app.id, userID: verified.userID,
                 profile: verified.identity,
-                createdAt: now, expiresAt: expiresAt, nonce: nonceClaim))
+                createdAt: now, expiresAt: expiresAt, nonce: nonceClaim, keyID: verified.keyID))
         } catch StoreError.nonceAlreadyUsed {
             let rejection = verified.profile == .layer
                 ? TokenRejection(.nonceNotFound, claim: "nce") : TokenRejection(.nonceReplayed, claim: "nonce")

@@ -36,6 +36,7 @@ public struct StoreConformance: Sendable {
     }
 
     public static let checks: [Check] = catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
+        + auditChecks
 
     static let catalogueChecks: [Check] = [
         Check(name: "apps: create, read, list oldest first, partial update, sentinels") { try await $0.appsLifecycle() },
