@@ -67,6 +67,7 @@ struct AdminRoutes {
                             sessionTTLSeconds: try AdminValidation.ttl(body.sessionTTLSeconds ?? Self.defaultSessionTTL),
                             createdAt: clock())
         try await store.createApp(app)
+        AuditNote.created(app: app.id)
         return JSONResponse.make(app.response, status: .created)
     }
 
@@ -98,6 +99,7 @@ struct AdminRoutes {
         guard let name = body.name else { throw APIError.missingProperty("name") }
         let provider = ProviderRecord(id: UUID(), name: try AdminValidation.name(name), appIDs: [], createdAt: clock())
         try await store.createProvider(provider)
+        AuditNote.object("provider", provider.id.lowercased)
         return JSONResponse.make(provider.response, status: .created)
     }
 
@@ -157,6 +159,7 @@ struct AdminRoutes {
         guard let status = KeyStatus(rawValue: statusText), status != .deleted else {
             throw APIError.invalidProperty("status", "`status` must be `active` or `disabled` (delete with DELETE).")
         }
+        AuditNote.action(status == .active ? "key.enable" : "key.disable")
         // The store refuses a tombstone in the statement that writes: no read-then-write here.
         do {
             return JSONResponse.make(try await store.setKeyStatus(id: id, to: status).response)
@@ -183,6 +186,7 @@ struct AdminRoutes {
         let app = try await existingApp(context)
         let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: SecureRandom.bytes(32), createdAt: clock())
         try await store.createRegistrationSecret(secret)
+        AuditNote.object("registration_secret", secret.applicationKey.lowercased)
         return JSONResponse.make(RegistrationSecretResponse(
             applicationKey: secret.applicationKey.lowercased, applicationSecret: Data(secret.secret).base64EncodedString()),
             status: .created)
@@ -226,6 +230,7 @@ struct AdminRoutes {
         let userID = try PathID.userID(context)
         let body = try await RequestBodyReader.decode(UpdateUserRequest.self, from: request, context: context)
         guard let suspended = body.suspended else { throw APIError.missingProperty("suspended") }
+        AuditNote.action(suspended ? "user.suspend" : "user.unsuspend")
         let user = try await store.setSuspended(appID: app.id, userID: userID, suspended: suspended, now: clock())
         return try await userStatus(user)
     }

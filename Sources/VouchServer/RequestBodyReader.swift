@@ -14,6 +14,9 @@ import VouchTokens
 /// parsers disagree on: the first wins here, the last in Python and JavaScript), and numbers
 /// only as integer literals. Only a body that passes is decoded into its type.
 enum RequestBodyReader {
+    /// One decoder for every body: it has no settings, and may be used from several tasks at once.
+    private static let decoder = JSONDecoder()
+
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T {
         try decode(type, bytes: try await collect(request), request: request)
     }
@@ -23,7 +26,7 @@ enum RequestBodyReader {
         guard !bytes.isEmpty else { throw APIError(.invalidRequest, "A JSON object body is required.") }
         try checkStrictly(bytes)
         do {
-            return try JSONDecoder().decode(T.self, from: Data(bytes))
+            return try decoder.decode(T.self, from: Data(bytes))
         } catch let DecodingError.typeMismatch(_, context) {
             throw wrongType(context)
         } catch let DecodingError.valueNotFound(_, context) {

@@ -18,7 +18,10 @@ public enum VouchServer {
         clocks: ServerClocks = .system,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
-        let router = try await makeRouter(configuration: configuration, store: store, clocks: clocks)
+        let metrics = ServerMetrics()
+        let rejections = SignInRejectionLog(metrics: metrics)
+        let router = try await makeRouter(configuration: configuration, store: store, clocks: clocks,
+                                          metrics: metrics, rejections: rejections)
         var app = Application(
             router: router,
             server: .guardedHTTP1(limits: configuration.connectionLimits),
@@ -27,14 +30,17 @@ public enum VouchServer {
             logger: logger)
         app.addServices(HousekeepingService(
             store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
-            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger))
+            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
+            auditRetentionSeconds: configuration.auditRetentionDays.clamped(to: ServerConfiguration.auditRetentionDaysRange) * 86_400, clocks: clocks, logger: logger))
+        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: max(1, configuration.auditFlushIntervalSeconds),
+                                          logger: logger))
         return app
     }
 
-    /// Every route and middleware of the server; separate from the application so that a test
-    /// can compare the routes it registers with the OpenAPI document's.
-    static func makeRouter(configuration: ServerConfiguration, store: any Store,
-                           clocks: ServerClocks) async throws -> Router<VouchRequestContext> {
+    /// Every route and middleware of the server; apart from the application so that a test can
+    /// compare the routes it registers with the OpenAPI document's.
+    static func makeRouter(configuration: ServerConfiguration, store: any Store, clocks: ServerClocks,
+                           metrics: ServerMetrics, rejections: SignInRejectionLog) async throws -> Router<VouchRequestContext> {
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
@@ -42,7 +48,6 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // error middleware consults the route table, which is filled in below (it is a class).
         let table = RouteTableBox()
-        let metrics = ServerMetrics()
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
@@ -53,15 +58,20 @@ public enum VouchServer {
         let routes = RouteRegistrar(router: router, table: table)
         MetricsRoute(metrics: metrics).register(routes)
         OpenAPIRoute().register(routes)
-        ClientRoutes(authenticator: authenticator,
+        ClientRoutes(authenticator: authenticator, rejections: rejections,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
         let adminToken = AdminToken(configuration.adminToken)
+        let adminArea = AdminArea.group(on: router, adminToken: adminToken)
+            .add(middleware: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal })
         AdminRoutes(store: store, authenticator: authenticator, clock: clocks.now)
-            .register(RouteRegistrar(router: AdminArea.group(on: router, adminToken: adminToken), table: table))
+            .register(RouteRegistrar(router: adminArea, table: table))
+        AuditRoutes(store: store, rejections: rejections).register(RouteRegistrar(router: adminArea, table: table))
         DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
                         sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
-                        signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime), clock: clocks.now)
+                        signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
+                        audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
+                        rejections: rejections, clock: clocks.now)
             .register(on: router, table: table)
         return router
     }
