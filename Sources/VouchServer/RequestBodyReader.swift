@@ -13,8 +13,8 @@ import VouchTokens
 /// (no byte-order mark, no UTF-16 guessed from the bytes), no duplicate member names (which
 /// parsers disagree on: the first wins here, the last in Python and JavaScript), and numbers
 /// only as integer literals. Only a body that passes is decoded into its type.
-enum RequestBodyReader {
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T {
+package enum RequestBodyReader {
+    package static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         try decode(type, bytes: try await collect(request), request: request)
     }
 
@@ -36,7 +36,7 @@ enum RequestBodyReader {
     }
 
     /// The same for a route whose body is optional: `nil` when there is none.
-    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T? {
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T? {
         let bytes = try await collect(request)
         guard !bytes.isEmpty else { return nil }
         return try decode(type, bytes: bytes, request: request)

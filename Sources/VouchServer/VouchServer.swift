@@ -39,8 +39,8 @@ public enum VouchServer {
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
         let adminToken = AdminToken(configuration.adminToken)
-        AdminRoutes(store: store, authenticator: authenticator, clock: clocks.now)
-            .register(RouteRegistrar(router: AdminArea.group(on: router, adminToken: adminToken), table: table))
+        AdminArea.register(AdminAPI(store: store, authenticator: authenticator, clock: clocks.now).collections,
+                           on: routes, adminToken: adminToken)
         DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
                         sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
                         signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime), clock: clocks.now)
