@@ -3,7 +3,8 @@ import ServiceLifecycle
 import VouchStore
 
 /// Purges expired rows in the background, so used nonces and replay entries never outgrow the
-/// ten minutes (or the token lifetime) they matter for.
+/// ten minutes (or the token lifetime) they matter for; and counts the live sessions for the
+/// `vouch_live_sessions` gauge on the same interval (one COUNT, never per request).
 ///
 /// It holds only what it needs: ServiceLifecycle logs every service by printing it, so a service
 /// must never carry a secret (the whole configuration holds the admin token).
@@ -13,6 +14,7 @@ struct HousekeepingService: Service, CustomStringConvertible {
     let expiredSessionGraceSeconds: Int64
     let clocks: ServerClocks
     let logger: Logger
+    let metrics: ServerMetrics
 
     var description: String { "HousekeepingService(every \(purgeIntervalSeconds) s)" }
 
@@ -25,10 +27,21 @@ struct HousekeepingService: Service, CustomStringConvertible {
         }
     }
 
+    /// Sets the live-sessions gauge; on failure the gauge keeps its last value (the store error
+    /// is counted by `InstrumentedStore`).
+    func countLiveSessions() async {
+        do {
+            metrics.setLiveSessions(try await store.liveSessionCount(now: clocks.now()))
+        } catch {
+            logger.warning("counting live sessions failed; will retry", metadata: ["error_type": "\(type(of: error))"])
+        }
+    }
+
     func run() async throws {
         // Shutdown cancels the sleep; that is this service's normal end, not a failure (a thrown
         // CancellationError would make the service group report the server as failed: exit 1).
         await cancelWhenGracefulShutdown {
+            await countLiveSessions()
             while !Task.isCancelled {
                 do {
                     try await clocks.sleep(.seconds(purgeIntervalSeconds))
@@ -36,6 +49,7 @@ struct HousekeepingService: Service, CustomStringConvertible {
                     return
                 }
                 await purgeOnce()
+                await countLiveSessions()
             }
         }
     }

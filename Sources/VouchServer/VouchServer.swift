@@ -13,11 +13,13 @@ public enum VouchServer {
     ///   - onServerRunning: called with the bound port once the server listens (port 0 picks one).
     public static func makeApplication(
         configuration: ServerConfiguration,
-        store: any Store,
+        store backend: any Store,
         logger: Logger,
         clocks: ServerClocks = .system,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
+        let metrics = ServerMetrics()
+        let store = InstrumentedStore(base: backend, metrics: metrics)
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
@@ -25,7 +27,6 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // error middleware consults the route table, which is filled in below (it is a class).
         let table = RouteTableBox()
-        let metrics = ServerMetrics()
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
@@ -54,7 +55,8 @@ public enum VouchServer {
             logger: logger)
         app.addServices(HousekeepingService(
             store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
-            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger))
+            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger,
+            metrics: metrics))
         return app
     }
 }
