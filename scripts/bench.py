@@ -104,10 +104,31 @@ def database_cpu_since(before):
     return sum(value - before.get(pid, 0.0) for pid, value in database_cpu_seconds().items())
 
 
+PROFILE_DIR = None
+
+
+def start_profile(name, pids):
+    """With --profile: `perf record -e cpu-clock -g` on the server processes for one measurement."""
+    if PROFILE_DIR is None:
+        return None
+    slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    output = os.path.join(PROFILE_DIR, f"{slug}.perf.data")
+    return subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", output,
+                             "-p", ",".join(str(pid) for pid in pids)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profile(recorder):
+    if recorder is not None:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait(timeout=60)
+
+
 def measure(name, pids, targets, seconds, connections, with_database=False, **kwargs):
     """Runs one wrk per target at once, a target being a URL or a (URL, environment) pair, with the
     connections split between them; server CPU is summed over `pids`."""
     targets = [target if isinstance(target, tuple) else (target, None) for target in targets]
+    recorder = start_profile(name, pids)
     before = sum(cpu_seconds(pid) for pid in pids)
     database_before = database_cpu_seconds() if with_database else {}
     share = max(1, connections // len(targets))
@@ -118,6 +139,7 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
         if run.returncode != 0:
             sys.exit(f"wrk failed for {name}")
         parts.append(parse_wrk(output))
+    stop_profile(recorder)
     result = {"name": name}
     for key in ("requests", "non2xx"):
         result[key] = sum(part[key] for part in parts)
@@ -152,7 +174,14 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny counts: proves the benchmark runs, measures nothing")
     parser.add_argument("--database", help="run the servers on this database URL (PostgreSQL) instead of SQLite")
     parser.add_argument("--instances", type=int, default=1, help="vouch serve processes sharing --database")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="record each HTTP measurement's server CPU with perf (-e cpu-clock -g) into DIR; "
+                             "its CPU figures then include perf's own overhead")
     arguments = parser.parse_args()
+    global PROFILE_DIR
+    if arguments.profile:
+        os.makedirs(arguments.profile, exist_ok=True)
+        PROFILE_DIR = os.path.abspath(arguments.profile)
     if arguments.smoke:
         arguments.seconds, arguments.signins, arguments.connections = 1, 300, 8
     vouch = os.path.join(arguments.bin, "vouch")

@@ -18,4 +18,12 @@ struct BenchmarkContext: VerificationContext {
     }
     func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool { false }
     func isUserSuspended(appID: UUID, userID: String) async throws -> Bool { false }
+    /// As the server's context does: every claim lookup in one call.
+    func claimStanding(_ questions: ClaimQuestions, now: Int64) async throws -> ClaimStanding {
+        ClaimStanding(
+            providerBinding: questions.providerID.map { $0 == key.providerID && questions.appID == appID ? .bound : .notBound },
+            serverNonce: questions.serverNonce.map { _ in .usable },
+            registrationNonceSeen: questions.registrationNonce.map { _ in false },
+            userSuspended: questions.userID.map { _ in false })
+    }
 }

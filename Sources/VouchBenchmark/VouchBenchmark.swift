@@ -2,7 +2,9 @@ import Foundation
 
 /// The pieces of `scripts/bench.sh` that need Swift (docs/PERFORMANCE.md):
 ///
-///     vouch-benchmark tokens [SECONDS]      in-process token verification against the raw primitives
+///     vouch-benchmark tokens [SECONDS] [--only NAME]
+///                                           in-process token verification against the raw primitives
+///                                           (--only: the measurements whose name contains NAME, to profile one)
 ///     vouch-benchmark bare --port PORT      the floor: a bare Hummingbird app answering POST /nonces
 ///     vouch-benchmark prepare --server URL --admin-token TOKEN --count N --out DIR
 ///                                           an app, a provider and a key on a running `vouch serve`,
@@ -19,7 +21,8 @@ struct VouchBenchmark {
         do {
             switch command {
             case "tokens":
-                try await TokenBenchmarks.run(seconds: arguments.first.flatMap(Double.init) ?? 3)
+                try await TokenBenchmarks.run(seconds: arguments.first.flatMap(Double.init) ?? 3,
+                                              only: try option("--only", in: arguments))
             case "bare":
                 try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099)
             case "prepare":

@@ -1,4 +1,5 @@
 import Foundation
+import VouchProtocol
 
 /// Runs `operation`, giving up after `seconds` even if the operation ignores cancellation (an
 /// app's provider may wait on anything). The operation is cancelled when the time is up; its late

@@ -93,9 +93,12 @@ public struct KeyResponse: Codable, Sendable, Equatable {
     public var publicKey: String?
     /// Only in the answer to `generate: true`, and only that once: the server does not keep it.
     public var privateKey: String?
+    /// RFC 3339: when the key last verified a token that opened a session (to within a minute);
+    /// absent when it never has.
+    public var lastVerifiedAt: String?
 
     public init(id: String, providerID: String, status: KeyStatus, algorithm: String = "RS256",
-                fingerprint: String, publicKey: String? = nil, privateKey: String? = nil) {
+                fingerprint: String, publicKey: String? = nil, privateKey: String? = nil, lastVerifiedAt: String? = nil) {
         self.id = id
         self.providerID = providerID
         self.status = status
@@ -103,6 +106,7 @@ public struct KeyResponse: Codable, Sendable, Equatable {
         self.fingerprint = fingerprint
         self.publicKey = publicKey
         self.privateKey = privateKey
+        self.lastVerifiedAt = lastVerifiedAt
     }
 
     enum CodingKeys: String, CodingKey {
@@ -110,6 +114,7 @@ public struct KeyResponse: Codable, Sendable, Equatable {
         case providerID = "provider_id"
         case publicKey = "public_key"
         case privateKey = "private_key"
+        case lastVerifiedAt = "last_verified_at"
     }
 }
 

@@ -11,13 +11,21 @@ extension StringProtocol {
     /// Whether the UTF-8 bytes are exactly `other`'s.
     @inlinable
     public func bytesEqual(_ other: some StringProtocol) -> Bool {
-        utf8.elementsEqual(other.utf8)
+        if let answer = withContiguousBytes(other, { mine, theirs in mine.count == theirs.count && mine.elementsEqual(theirs) }) {
+            return answer
+        }
+        return utf8.elementsEqual(other.utf8)
     }
 
     /// Whether the UTF-8 bytes start with `prefix`'s bytes.
     @inlinable
     public func bytesHavePrefix(_ prefix: some StringProtocol) -> Bool {
-        utf8.starts(with: prefix.utf8)
+        if let answer = withContiguousBytes(prefix, { mine, theirs in
+            mine.count >= theirs.count && UnsafeBufferPointer(rebasing: mine[..<theirs.count]).elementsEqual(theirs)
+        }) {
+            return answer
+        }
+        return utf8.starts(with: prefix.utf8)
     }
 
     /// The text after `prefix`, when the UTF-8 bytes start with it (and the rest is valid UTF-8,
@@ -25,7 +33,28 @@ extension StringProtocol {
     /// prefix does).
     @inlinable
     public func bytesDroppingPrefix(_ prefix: some StringProtocol) -> String? {
-        guard bytesHavePrefix(prefix) else { return nil }
+        if let answer = withContiguousBytes(prefix, { mine, theirs -> String?? in
+            guard mine.count >= theirs.count, UnsafeBufferPointer(rebasing: mine[..<theirs.count]).elementsEqual(theirs) else {
+                return .some(nil)
+            }
+            // Valid UTF-8 less a prefix that is itself whole characters is valid UTF-8: decoding
+            // cannot repair anything here, and skips the generic validation.
+            return .some(String(decoding: UnsafeBufferPointer(rebasing: mine[theirs.count...]), as: UTF8.self))
+        }) {
+            return answer ?? nil
+        }
+        guard utf8.starts(with: prefix.utf8) else { return nil }
         return String(validating: utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+    }
+
+    /// Both texts' UTF-8 as buffers, when both are stored contiguously (native strings and their
+    /// substrings are): comparing buffers is a tight loop, where the views' iterators are not.
+    @inlinable
+    func withContiguousBytes<Answer>(
+        _ other: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Answer
+    ) -> Answer? {
+        utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in body(mine, theirs) }
+        } ?? nil
     }
 }

@@ -52,7 +52,11 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether the literal has neither fraction nor exponent.
     public var isIntegerLiteral: Bool {
-        !literal.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+        func isFractionOrExponent(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+        }
+        return !(literal.utf8.withContiguousStorageIfAvailable { $0.contains(where: isFractionOrExponent) }
+            ?? literal.utf8.contains(where: isFractionOrExponent))
     }
 
     /// The value when written as an integer that fits in 64 bits.

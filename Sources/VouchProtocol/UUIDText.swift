@@ -10,36 +10,41 @@ enum UUIDText {
 
     /// Exactly 8-4-4-4-12 hexadecimal digits, any case; nothing else.
     static func parse(_ text: some StringProtocol) -> UUID? {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var count = 0
-        var offset = 0
-        var high: UInt8?
-        for character in text.utf8 {
-            defer { offset += 1 }
-            guard offset < 36 else { return nil }
-            // The four dashes of the canonical spelling.
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard character == UInt8(ascii: "-") else { return nil }
-                continue
+        if let parsed = text.utf8.withContiguousStorageIfAvailable(parse(utf8:)) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer(parse(utf8:))
+    }
+
+    private static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard text.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &uuid) { output -> Bool in
+            var written = 0
+            var offset = 0
+            while offset < 36 {
+                // The four dashes of the canonical spelling; every group between them has an even
+                // number of digits, so a byte's two digits never straddle a dash.
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard text[offset] == UInt8(ascii: "-") else { return false }
+                    offset += 1
+                    continue
+                }
+                guard let high = nibble(text[offset]), let low = nibble(text[offset + 1]) else { return false }
+                output[written] = high << 4 | low
+                written += 1
+                offset += 2
             }
-            let nibble: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if let first = high {
-                bytes[count] = first << 4 | nibble
-                count += 1
-                high = nil
-            } else {
-                high = nibble
-            }
+            return true
         }
-        guard offset == 36, count == 16 else { return nil }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return parsed ? UUID(uuid: uuid) : nil
+    }
+
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The lower-case canonical spelling.

@@ -34,19 +34,20 @@ public struct Authenticator: Sendable {
     func signIn(identityToken: String, app: AppRecord) async throws -> SessionResponse {
         let now = clock()
         let verified: VerifiedToken
-        do {
-            verified = try await verifier.verify(identityToken, appID: app.id, context: context(now: now), now: now)
-        } catch let rejection as TokenRejection {
-            throw APIError.rejectedToken(rejection, serverTime: now)
+        switch try await verifier.verdict(identityToken, appID: app.id, context: context(now: now), now: now) {
+        case .verified(let token): verified = token
+        case .rejected(let rejection): throw APIError.rejectedToken(rejection, serverTime: now)
         }
 
         let nonceClaim: NonceClaim
         switch verified.profile {
         case .layer:
-            guard let opened = nonces.open(verified.nonce, now: now), opened.admits(appID: app.id) else {
+            // The verification opened the nonce and found it usable for this app; what it learned
+            // is carried in the token, so it is not opened again.
+            guard let use = verified.serverNonceUse else {
                 throw APIError.rejectedToken(TokenRejection(.nonceNotFound, claim: "nce"), serverTime: now)
             }
-            nonceClaim = .serverNonce(hash: opened.hash, expiresAt: opened.expiresAt)
+            nonceClaim = .serverNonce(hash: use.hash, expiresAt: use.expiresAt)
         case .sinch:
             nonceClaim = .registrationNonce(appID: app.id, nonce: verified.nonce,
                                             expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
@@ -59,7 +60,7 @@ public struct Authenticator: Sendable {
             user = try await store.createSession(NewSession(
                 tokenHash: hash, appID: app.id, userID: verified.userID,
                 profile: verified.identity,
-                createdAt: now, expiresAt: expiresAt, nonce: nonceClaim))
+                createdAt: now, expiresAt: expiresAt, nonce: nonceClaim, keyID: verified.keyID))
         } catch StoreError.nonceAlreadyUsed {
             let rejection = verified.profile == .layer
                 ? TokenRejection(.nonceNotFound, claim: "nce") : TokenRejection(.nonceReplayed, claim: "nonce")

@@ -6,6 +6,8 @@ import VouchStore
 /// The client API of PROTOCOL §3: what an app's SDK calls.
 struct ClientRoutes {
     let authenticator: Authenticator
+    /// Where rejected sign-ins are counted for the audit log.
+    let rejections: SignInRejectionLog
     let rateLimiter: RateLimiter?
 
     func register(_ routes: RouteRegistrar<VouchRequestContext>) {
@@ -43,7 +45,15 @@ struct ClientRoutes {
         try await enforceRateLimit(context)
         let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
         let (token, app) = try await AppLookup.tokenAndApp(body, store: authenticator.store)
-        let session = try await authenticator.signIn(identityToken: token, app: app)
+        let session: SessionResponse
+        do {
+            session = try await authenticator.signIn(identityToken: token, app: app)
+        } catch let error as APIError {
+            if let reason = error.rejectionReason {
+                rejections.record(appID: app.id, reason: reason, at: authenticator.clock())
+            }
+            throw error
+        }
         return JSONResponse.make(session, status: .created)
     }
 

@@ -12,16 +12,22 @@ struct HousekeepingService: Service, CustomStringConvertible {
     let store: any Store
     let purgeIntervalSeconds: Int64
     let expiredSessionGraceSeconds: Int64
+    /// Audit entries older than this many seconds are deleted.
+    let auditRetentionSeconds: Int64
     let clocks: ServerClocks
     let logger: Logger
     let metrics: ServerMetrics
 
     var description: String { "HousekeepingService(every \(purgeIntervalSeconds) s)" }
 
-    /// One purge; the store logs what it removed.
+    /// One purge; the store logs what it removed, the audit purge is logged here.
     func purgeOnce() async {
+        let now = clocks.now()
         do {
-            try await store.purgeExpired(now: clocks.now(), sessionGraceSeconds: expiredSessionGraceSeconds)
+            try await store.purgeExpired(now: now, sessionGraceSeconds: expiredSessionGraceSeconds)
+            let (cutoff, overflow) = now.subtractingReportingOverflow(auditRetentionSeconds)
+            let purged = overflow ? 0 : try await store.purgeAudit(before: cutoff)
+            if purged > 0 { logger.info("purged old audit entries", metadata: ["entries": "\(purged)"]) }
         } catch {
             logger.warning("purge failed; will retry", metadata: ["error_type": "\(type(of: error))"])
         }
@@ -38,19 +44,10 @@ struct HousekeepingService: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        // Shutdown cancels the sleep; that is this service's normal end, not a failure (a thrown
-        // CancellationError would make the service group report the server as failed: exit 1).
-        await cancelWhenGracefulShutdown {
+        await countLiveSessions()
+        await Periodically.run(every: purgeIntervalSeconds, sleep: clocks.sleep) {
+            await purgeOnce()
             await countLiveSessions()
-            while !Task.isCancelled {
-                do {
-                    try await clocks.sleep(.seconds(purgeIntervalSeconds))
-                } catch {
-                    return
-                }
-                await purgeOnce()
-                await countLiveSessions()
-            }
         }
     }
 }

@@ -22,9 +22,10 @@ struct NonceIssuer: Sendable {
     private static let appIDCount = 16
     private static let tagCount = 32
 
-    private let key: SymmetricKey
+    /// Keyed once: every nonce issued or opened is one HMAC under the same key.
+    private let key: KeyedHMAC
 
-    init(secret: [UInt8]) { self.key = SymmetricKey(data: secret) }
+    init(secret: [UInt8]) { self.key = KeyedHMAC(key: secret) }
 
     /// Loads the shared secret from the store, creating it on the first start.
     static func load(from store: any Store) async throws -> NonceIssuer {
@@ -38,8 +39,8 @@ struct NonceIssuer: Sendable {
         var payload = SecureRandom.bytes(Self.randomCount)
         withUnsafeBytes(of: UInt64(bitPattern: expiresAt).bigEndian) { payload.append(contentsOf: $0) }
         if let appID { withUnsafeBytes(of: appID.uuid) { payload.append(contentsOf: $0) } }
-        let tag = HMAC<SHA256>.authenticationCode(for: payload, using: key)
-        return (Base64URL.encode(payload + Array(tag)), expiresAt)
+        let tag = key.code(payload)
+        return (Base64URL.encode(payload + tag), expiresAt)
     }
 
     /// What a genuine nonce proves about itself: its expiry, the app it admits (any when `nil`),
@@ -62,9 +63,10 @@ struct NonceIssuer: Sendable {
               let bytes = Base64URL.decodeCanonical(nonce), bytes.count == unboundCount || bytes.count == boundCount
         else { return nil }
         let payloadCount = bytes.count - Self.tagCount
-        let payload = bytes[..<payloadCount]
-        let tag = bytes[payloadCount...]
-        guard HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: payload, using: key) else { return nil }
+        guard bytes.withUnsafeBytes({ raw in
+            key.isValid(tag: UnsafeRawBufferPointer(rebasing: raw[payloadCount...]),
+                        for: UnsafeRawBufferPointer(rebasing: raw[..<payloadCount]))
+        }) else { return nil }
         let expiresAt = Int64(bitPattern: bytes[Self.randomCount..<Self.expiryEnd].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         guard expiresAt > now, expiresAt <= now + Self.lifetime + 60 else { return nil }
         var appID: UUID?

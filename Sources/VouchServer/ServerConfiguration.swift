@@ -22,6 +22,14 @@ public struct ServerConfiguration: Sendable {
     /// Addresses of proxies whose `X-Forwarded-For` names the client for the rate limiters
     /// (canonical IP text, see `ClientAddress`); empty: the header is ignored.
     public var trustedProxies: Set<String> = []
+    /// Days an audit entry is kept; the housekeeping purge deletes older ones.
+    public var auditRetentionDays: Int64 = 90
+    /// How often the counted rejected sign-ins are written to the audit log (and always on
+    /// graceful shutdown, and before `GET /admin/audit` answers).
+    public var auditFlushIntervalSeconds: Int64 = 10
+
+    /// The accepted `auditRetentionDays`: at least a day, at most ten years.
+    public static let auditRetentionDaysRange: ClosedRange<Int64> = 1...3650
 
     public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
                 adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,
@@ -48,7 +56,8 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
         "ServerConfiguration(host: \(host), port: \(port), rateLimit: \(rateLimit), leewaySeconds: \(leewaySeconds), "
             + "adminToken: <redacted>, purgeIntervalSeconds: \(purgeIntervalSeconds), "
             + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds), connectionLimits: \(connectionLimits), "
-            + "secureCookies: \(secureCookies))"
+            + "secureCookies: \(secureCookies), auditRetentionDays: \(auditRetentionDays), "
+            + "auditFlushIntervalSeconds: \(auditFlushIntervalSeconds))"
     }
 
     public var debugDescription: String { description }
@@ -58,7 +67,12 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
             "host": host, "port": port, "rateLimit": rateLimit, "leewaySeconds": leewaySeconds,
             "adminToken": "<redacted>", "purgeIntervalSeconds": purgeIntervalSeconds,
             "expiredSessionGraceSeconds": expiredSessionGraceSeconds, "connectionLimits": connectionLimits,
-            "secureCookies": secureCookies,
+            "secureCookies": secureCookies, "auditRetentionDays": auditRetentionDays,
+            "auditFlushIntervalSeconds": auditFlushIntervalSeconds,
         ])
     }
+}
+
+extension Comparable {
+    func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }

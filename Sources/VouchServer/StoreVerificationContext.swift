@@ -51,4 +51,43 @@ struct StoreVerificationContext: VerificationContext {
     func isUserSuspended(appID: UUID, userID: String) async throws -> Bool {
         try await store.user(appID: appID, userID: userID)?.suspended ?? false
     }
+
+    /// One store operation for every claim-based lookup. The server nonce is opened here, once:
+    /// its hash is what the store is asked about, and what the session will record.
+    func claimStanding(_ questions: ClaimQuestions, now: Int64) async throws -> ClaimStanding {
+        var storeQuestions = SignInQuestions(
+            appID: questions.appID, providerID: questions.providerID,
+            registrationNonce: questions.registrationNonce?.nonce, registrationNonceAppID: questions.registrationNonce?.appID,
+            userID: questions.userID, now: now)
+        var standing = ClaimStanding()
+        var opened: NonceIssuer.Opened?
+        if let nonce = questions.serverNonce {
+            // A forged, expired or other app's nonce needs no lookup: its standing is known now.
+            opened = nonces.open(nonce, now: now)
+            if let opened {
+                if opened.admits(appID: questions.appID) {
+                    storeQuestions.serverNonceHash = opened.hash
+                } else {
+                    standing.serverNonce = .boundToAnotherApp
+                }
+            } else {
+                standing.serverNonce = .unknown
+            }
+        }
+        let answers = try await store.signInStanding(storeQuestions)
+        standing.providerBinding = answers.provider.map { provider in
+            switch provider {
+            case .unknown: .unknownProvider
+            case .notBound: .notBound
+            case .bound: .bound
+            }
+        }
+        if let used = answers.serverNonceUsed, let opened {
+            standing.serverNonce = used ? .used : .usable
+            if !used { standing.serverNonceUse = ServerNonceUse(hash: opened.hash, expiresAt: opened.expiresAt) }
+        }
+        standing.registrationNonceSeen = answers.registrationNonceSeen
+        standing.userSuspended = answers.userSuspended
+        return standing
+    }
 }

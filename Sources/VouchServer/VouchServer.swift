@@ -27,6 +27,7 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // error middleware consults the route table, which is filled in below (it is a class).
         let table = RouteTableBox()
+        let rejections = SignInRejectionLog(metrics: metrics)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
@@ -36,15 +37,19 @@ public enum VouchServer {
         }
         let routes = RouteRegistrar(router: router, table: table)
         MetricsRoute(metrics: metrics).register(routes)
-        ClientRoutes(authenticator: authenticator,
+        ClientRoutes(authenticator: authenticator, rejections: rejections,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
         let adminToken = AdminToken(configuration.adminToken)
-        AdminArea.register(AdminAPI(store: store, authenticator: authenticator, clock: clocks.now).collections,
-                           on: routes, adminToken: adminToken)
+        AdminArea.register(
+            AdminAPI(store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now).collections,
+            on: routes, adminToken: adminToken,
+            middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
         DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
                         sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
-                        signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime), clock: clocks.now)
+                        signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
+                        audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
+                        rejections: rejections, clock: clocks.now)
             .register(on: router, table: table)
 
         var app = Application(
@@ -55,8 +60,11 @@ public enum VouchServer {
             logger: logger)
         app.addServices(HousekeepingService(
             store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
-            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds, clocks: clocks, logger: logger,
+            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
+            auditRetentionSeconds: configuration.auditRetentionDays.clamped(to: ServerConfiguration.auditRetentionDaysRange) * 86_400, clocks: clocks, logger: logger,
             metrics: metrics))
+        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: max(1, configuration.auditFlushIntervalSeconds),
+                                          logger: logger))
         return app
     }
 }

@@ -43,14 +43,25 @@ public struct KeyRecord: Sendable, Equatable {
     /// `sha256:` + lower-case hex of the SHA-256 of the key's DER encoding.
     public var fingerprint: String
     public var createdAt: Int64
+    /// When the key last verified a token that opened a session (Unix seconds), `nil` if never.
+    /// Written in the sign-in's own transaction, at most once per
+    /// ``lastVerifiedResolutionSeconds``, so that sign-ins with one key do not all queue on
+    /// its row.
+    public var lastVerifiedAt: Int64?
 
-    public init(id: UUID, providerID: UUID, status: KeyStatus, publicKeyPEM: String, fingerprint: String, createdAt: Int64) {
+    /// How stale `lastVerifiedAt` may be: a sign-in within this many seconds of the stored time
+    /// leaves it as it is.
+    public static let lastVerifiedResolutionSeconds: Int64 = 60
+
+    public init(id: UUID, providerID: UUID, status: KeyStatus, publicKeyPEM: String, fingerprint: String, createdAt: Int64,
+                lastVerifiedAt: Int64? = nil) {
         self.id = id
         self.providerID = providerID
         self.status = status
         self.publicKeyPEM = publicKeyPEM
         self.fingerprint = fingerprint
         self.createdAt = createdAt
+        self.lastVerifiedAt = lastVerifiedAt
     }
 }
 
@@ -146,9 +157,12 @@ public struct NewSession: Sendable, Equatable {
     public var createdAt: Int64
     public var expiresAt: Int64
     public var nonce: NonceClaim
+    /// The provider key that verified the token (Layer profile), whose `lastVerifiedAt` the
+    /// same transaction moves to `createdAt`; `nil` for the Sinch profile.
+    public var keyID: UUID?
 
     public init(tokenHash: [UInt8], appID: UUID, userID: String, profile: IdentityProfile,
-                createdAt: Int64, expiresAt: Int64, nonce: NonceClaim) {
+                createdAt: Int64, expiresAt: Int64, nonce: NonceClaim, keyID: UUID? = nil) {
         self.tokenHash = tokenHash
         self.appID = appID
         self.userID = userID
@@ -156,5 +170,6 @@ public struct NewSession: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.nonce = nonce
+        self.keyID = keyID
     }
 }

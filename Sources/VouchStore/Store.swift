@@ -29,7 +29,8 @@ public protocol Store: Sendable {
     // MARK: Keys
     /// Throws `.notFound` for an unknown provider, `.alreadyExists` for a key id in use or a key
     /// (same fingerprint) that the provider already has, in any status: a deleted key cannot come
-    /// back under a new id.
+    /// back under a new id. A new key has never verified anything: `lastVerifiedAt` is not taken
+    /// from the record.
     func createKey(_ key: KeyRecord) async throws
     func key(id: UUID) async throws -> KeyRecord?
     /// The provider's keys, tombstones included, oldest first.
@@ -69,10 +70,17 @@ public protocol Store: Sendable {
     @discardableResult
     func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int
 
+    // MARK: Sign-in
+    /// Everything a signed token's claims name (provider binding, nonce use, suspension), read
+    /// together: the one read a sign-in makes between its signature check and `createSession`.
+    func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding
+
     // MARK: Sessions
     /// One transaction: records the nonce's use (throws `.nonceAlreadyUsed` if it was used, and
     /// writes nothing), refuses a suspended user (`.userSuspended`, nothing written), upserts the
-    /// user with the non-nil profile fields, and inserts the session.
+    /// user with the non-nil profile fields, inserts the session, and moves the verifying key's
+    /// `lastVerifiedAt` to `createdAt` when it is older by at least
+    /// `KeyRecord.lastVerifiedResolutionSeconds` (never backwards).
     func createSession(_ session: NewSession) async throws -> UserRecord
     func session(tokenHash: [UInt8]) async throws -> SessionRecord?
     /// The session and its user (nil when the user has no row), read together: what every
@@ -85,6 +93,15 @@ public protocol Store: Sendable {
     /// Returns the secret stored under `name`, or stores `candidate` and returns it when there is
     /// none yet, atomically, so that every instance ends up with the same secret.
     func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8]
+
+    // MARK: Audit log
+    /// Writes the entries in one statement (all or none), in the order given.
+    func appendAudit(_ entries: [NewAuditEntry]) async throws
+    /// The entries matching `query`, newest (highest id) first, at most `query.limit`.
+    func auditEntries(_ query: AuditQuery) async throws -> [AuditEntry]
+    /// Deletes the entries older than `before` (Unix seconds); returns how many went.
+    @discardableResult
+    func purgeAudit(before: Int64) async throws -> Int
 
     // MARK: Housekeeping
     /// Deletes used nonces and registration nonces past their expiry, and sessions that expired

@@ -36,6 +36,7 @@ public struct StoreConformance: Sendable {
     }
 
     public static let checks: [Check] = catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
+        + auditChecks
 
     static let catalogueChecks: [Check] = [
         Check(name: "apps: create, read, list oldest first, partial update, sentinels") { try await $0.appsLifecycle() },
@@ -55,6 +56,7 @@ public struct StoreConformance: Sendable {
         Check(name: "createSession: suspended user refused and nothing written") { try await $0.suspendedUserSignIn() },
         Check(name: "createSession: duplicate token or unknown app rolls back the nonce") { try await $0.failedSignInRollsBack() },
         Check(name: "createSession: 20 concurrent sign-ins with one nonce, exactly one wins") { try await $0.concurrentSignInsWithOneNonce() },
+        Check(name: "signInStanding: answers what was asked, as the one-question reads do") { try await $0.signInStanding() },
     ]
 
     static let suspensionChecks: [Check] = [

@@ -61,7 +61,7 @@ extension KeyRecord {
         }
         self.init(id: try row.uuid("id"), providerID: try row.uuid("provider_id"), status: status,
                   publicKeyPEM: try row.text("public_key_pem"), fingerprint: try row.text("fingerprint"),
-                  createdAt: try row.int64("created_at"))
+                  createdAt: try row.int64("created_at"), lastVerifiedAt: try row.optionalInt64("last_verified_at"))
     }
 }
 

@@ -124,6 +124,27 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        // The audit log, and when each key last verified a token.
+        PostgresMigration(version: 2, statements: [
+            "ALTER TABLE provider_keys ADD COLUMN last_verified_at bigint",
+            """
+            CREATE TABLE audit_log (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                at bigint NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('admin', 'sign_in_rejected')),
+                actor text,
+                action text NOT NULL,
+                outcome text NOT NULL,
+                app_id uuid,
+                object_type text,
+                object_id text,
+                count bigint NOT NULL CHECK (count > 0)
+            )
+            """,
+            "CREATE INDEX audit_log_by_at ON audit_log (at)",
+            "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
+            "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
+        ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

@@ -42,6 +42,15 @@ extension PostgresStore {
                 VALUES (\(session.tokenHash.bytea), \(session.appID), \(session.userID),
                         \(session.createdAt), \(session.expiresAt))
                 """)
+            // Last, so the key's row lock is held only until the commit that follows; a key that
+            // verified within the resolution is not matched, so most sign-ins take no lock on it.
+            if let keyID = session.keyID {
+                let now = session.createdAt, resolution = KeyRecord.lastVerifiedResolutionSeconds
+                try await db.execute("""
+                    UPDATE provider_keys SET last_verified_at = \(now)
+                    WHERE id = \(keyID) AND (last_verified_at IS NULL OR last_verified_at <= \(now) - \(resolution))
+                    """)
+            }
             return user
         }
     }

@@ -115,6 +115,28 @@ enum SQLiteMigrations {
             "ALTER TABLE registration_secrets ADD COLUMN revoked_at INTEGER",
             "CREATE INDEX provider_keys_by_fingerprint ON provider_keys (provider_id, fingerprint)",
         ]),
+        // The audit log, and when each key last verified a token. AUTOINCREMENT: an id is never
+        // reused after a purge, so a paging cursor never points at a newer entry.
+        SQLiteMigration(version: 3, statements: [
+            "ALTER TABLE provider_keys ADD COLUMN last_verified_at INTEGER",
+            """
+            CREATE TABLE audit_log (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at INTEGER NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('admin', 'sign_in_rejected')),
+                actor TEXT,
+                action TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                app_id TEXT,
+                object_type TEXT,
+                object_id TEXT,
+                count INTEGER NOT NULL CHECK (count > 0)
+            ) STRICT
+            """,
+            "CREATE INDEX audit_log_by_at ON audit_log (at)",
+            "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
+            "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
+        ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

@@ -41,6 +41,11 @@ extension SQLiteStore {
                 "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                 [.bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
                  .int64(session.createdAt), .int64(session.expiresAt)])
+            if let keyID = session.keyID {
+                try db.execute(
+                    "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
+                    [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)])
+            }
             return user
         }
     }

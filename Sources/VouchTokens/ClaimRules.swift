@@ -25,22 +25,25 @@ struct ClaimRules {
     let claims: [String: JSONValue]
     let rules: [Rule]
 
-    /// Passes #13 and #14; returns the names that are present with the right type. A `null`
-    /// optional claim counts as absent; a `null` required claim has the wrong type.
-    func checkPresenceAndTypes(_ findings: inout Findings) throws(Findings.Stop) -> Set<String> {
-        for rule in rules where rule.required && claims[rule.name] == nil {
+    /// Passes #13 and #14; returns the claims that are present with the right type, with their
+    /// values. A `null` optional claim counts as absent; a `null` required claim has the wrong type.
+    func checkPresenceAndTypes(_ findings: inout Findings) throws(Findings.Stop) -> UsableClaims {
+        // One dictionary look-up per rule; both passes and the value rules read these.
+        let values = rules.map { claims[$0.name] }
+        for (rule, value) in zip(rules, values) where rule.required && value == nil {
             try findings.add(.claimNotFound, claim: rule.name)
         }
-        var usable = Set<String>()
-        for rule in rules {
-            guard let value = claims[rule.name] else { continue }
+        var usable = UsableClaims()
+        usable.entries.reserveCapacity(rules.count)
+        for (rule, value) in zip(rules, values) {
+            guard let value else { continue }
             if case .null = value, !rule.required { continue }
             let rightType = switch rule.kind {
             case .string: value.stringValue != nil
             case .integer: if case .number(let number) = value { number.isIntegerLiteral } else { false }
             }
             if rightType {
-                usable.insert(rule.name)
+                usable.entries.append((rule.name, value))
             } else {
                 try findings.add(.claimWrongType, claim: rule.name)
             }
@@ -53,8 +56,8 @@ struct ClaimRules {
     /// An integer claim's value when it is usable: written as an integer, not negative, and within
     /// 64 bits. Adds #15 otherwise (an integer too large for 64 bits is a wrong value, not a wrong
     /// type). Far-future values are left to the time rules, which can say why (milliseconds).
-    func time(_ name: String, usable: Set<String>, _ findings: inout Findings) throws(Findings.Stop) -> Int64? {
-        guard usable.contains(name), case .number(let number) = claims[name] else { return nil }
+    func time(_ name: String, usable: UsableClaims, _ findings: inout Findings) throws(Findings.Stop) -> Int64? {
+        guard case .number(let number) = usable[name] else { return nil }
         guard let value = number.integerValue, value >= 0 else {
             try findings.add(.claimWrongValue, claim: name, hint: "must be Unix seconds: an integer from 0 to 2^63-1")
             return nil
@@ -64,9 +67,9 @@ struct ClaimRules {
 
     /// Adds #15 when a string claim is empty, longer than `maximumBytes` or has control characters.
     @discardableResult
-    func checkText(_ name: String, usable: Set<String>, maximumBytes: Int, allowEmpty: Bool = false,
+    func checkText(_ name: String, usable: UsableClaims, maximumBytes: Int, allowEmpty: Bool = false,
                    _ findings: inout Findings) throws(Findings.Stop) -> String? {
-        guard usable.contains(name), let text = string(name) else { return nil }
+        guard case .string(let text) = usable[name] else { return nil }
         if text.isEmpty && !allowEmpty {
             try findings.add(.claimWrongValue, claim: name, hint: "must not be empty")
             return nil
@@ -81,4 +84,14 @@ struct ClaimRules {
         }
         return text
     }
+}
+
+/// The claims a token has with the right type, and their values: a handful, so a list searched by
+/// name costs less than hashing each name again.
+struct UsableClaims {
+    fileprivate(set) var entries: [(name: String, value: JSONValue)] = []
+
+    subscript(name: String) -> JSONValue? { entries.first { $0.name == name }?.value }
+
+    func contains(_ name: String) -> Bool { self[name] != nil }
 }

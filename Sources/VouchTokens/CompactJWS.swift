@@ -15,15 +15,28 @@ public struct CompactJWS: Sendable {
 
     /// Parses a token, or throws the structural rejection it breaks first.
     public init(parsing token: some StringProtocol) throws(TokenRejection) {
-        let utf8 = Array(token.utf8)
+        let parsed = token.utf8.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(TokenRejection) in try Self(utf8: buffer) }
+        } ?? Array(token.utf8).withUnsafeBufferPointer { buffer in
+            Result { () throws(TokenRejection) in try Self(utf8: buffer) }
+        }
+        self = try parsed.get()
+    }
+
+    /// Over the token's bytes where they lie: the parts are found and decoded in place.
+    private init(utf8: UnsafeBufferPointer<UInt8>) throws(TokenRejection) {
         guard utf8.count <= Self.maximumSize else { throw TokenRejection(.tokenTooLarge) }
 
-        let parts = utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw TokenRejection(.wrongJWSPartCount) }
+        let dot = UInt8(ascii: ".")
+        guard let firstDot = utf8.firstIndex(of: dot),
+              let secondDot = utf8[(firstDot + 1)...].firstIndex(of: dot),
+              !utf8[(secondDot + 1)...].contains(dot)
+        else { throw TokenRejection(.wrongJWSPartCount) }
 
-        guard let headerBytes = Base64URL.decodeCanonical(parts[0]),
-              let claimsBytes = Base64URL.decodeCanonical(parts[1]),
-              let signature = Base64URL.decodeCanonical(parts[2])
+        func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: utf8[range]) }
+        guard let headerBytes = Base64URL.decodeCanonical(part(0..<firstDot)),
+              let claimsBytes = Base64URL.decodeCanonical(part((firstDot + 1)..<secondDot)),
+              let signature = Base64URL.decodeCanonical(part((secondDot + 1)..<utf8.count))
         else { throw TokenRejection(.malformedBase64URL) }
 
         let parser = StrictJSON()
@@ -37,7 +50,7 @@ public struct CompactJWS: Sendable {
         } catch {
             throw TokenRejection(.malformedJSON, hint: "claims: \(error.explanation)")
         }
-        signingInput = Array(utf8[..<(parts[1].endIndex)])
+        signingInput = Array(part(0..<secondDot))
         self.signature = signature
     }
 }

@@ -12,8 +12,15 @@ struct Findings {
         case all
     }
 
-    /// Thrown by `add` in `.firstOnly` mode to unwind the policy.
-    struct Stop: Error {}
+    /// Why a policy stopped before its end. Typed, so that stopping at the first broken rule is an
+    /// ordinary return rather than an error to be cast, and a failed lookup (the database is
+    /// down: no verdict at all) cannot be mistaken for a broken rule.
+    enum Stop: Error {
+        /// `.firstOnly` mode found its finding.
+        case ruleBroken
+        /// The verification context failed; carries its error.
+        case lookupFailed(any Error)
+    }
 
     let mode: Mode
     private(set) var rejections: [TokenRejection] = []
@@ -22,7 +29,7 @@ struct Findings {
 
     mutating func add(_ rejection: TokenRejection) throws(Stop) {
         rejections.append(rejection)
-        if mode == .firstOnly { throw Stop() }
+        if mode == .firstOnly { throw .ruleBroken }
     }
 
     mutating func add(_ reason: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil) throws(Stop) {
@@ -33,8 +40,18 @@ struct Findings {
 
     /// The findings in the order of PROTOCOL §5.4 (stable within one reason).
     var ordered: [TokenRejection] {
-        rejections.enumerated().sorted { lhs, rhs in
+        guard rejections.count > 1 else { return rejections }
+        return rejections.enumerated().sorted { lhs, rhs in
             lhs.element.reason == rhs.element.reason ? lhs.offset < rhs.offset : lhs.element.reason < rhs.element.reason
         }.map(\.element)
+    }
+}
+
+/// Asks the verification context something; its failure stops the policy as `.lookupFailed`.
+func lookUp<Answer>(_ question: () async throws -> Answer) async throws(Findings.Stop) -> Answer {
+    do {
+        return try await question()
+    } catch {
+        throw .lookupFailed(error)
     }
 }

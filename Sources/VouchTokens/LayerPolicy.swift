@@ -20,18 +20,14 @@ struct LayerPolicy {
     let now: Int64
     let leeway: Int64
 
-    func evaluate(context: some VerificationContext, findings: inout Findings) async throws -> VerifiedToken? {
+    func evaluate(context: some VerificationContext, findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
         // #5–#7
-        try HeaderRules(header: jws.header, parameters: [
-            .init(name: "typ", comparison: .mediaType(Self.tokenType), required: true),
-            .init(name: "alg", expected: "RS256", required: true),
-            .init(name: "cty", expected: Self.contentType, required: true),
-        ], otherRequired: ["kid"]).check(&findings)
+        try Self.headerRules.check(jws.header, &findings)
 
         // #8–#11: the key named in `kid`.
         var key: LayerVerificationKey?
         if let kid = jws.header["kid"]?.stringValue, let keyID = try resolveKeyID(kid, &findings) {
-            key = try await context.layerKey(id: keyID)
+            key = try await lookUp { try await context.layerKey(id: keyID) }
             switch key?.status {
             case nil: try findings.add(.keyNotFound, param: "kid")
             case .deleted: try findings.add(.keyDeleted, param: "kid")
@@ -48,17 +44,7 @@ struct LayerPolicy {
         }
 
         // #13–#15
-        let rules = ClaimRules(claims: jws.claims, rules: [
-            .init(name: "iss", kind: .string, required: true),
-            .init(name: "prn", kind: .string, required: true),
-            .init(name: "iat", kind: .integer, required: true),
-            .init(name: "exp", kind: .integer, required: true),
-            .init(name: "nce", kind: .string, required: true),
-            .init(name: "display_name", kind: .string, required: false),
-            .init(name: "first_name", kind: .string, required: false),
-            .init(name: "last_name", kind: .string, required: false),
-            .init(name: "avatar_url", kind: .string, required: false),
-        ])
+        let rules = ClaimRules(claims: jws.claims, rules: Self.claimRules)
         let usable = try rules.checkPresenceAndTypes(&findings)
         let userID = try rules.checkText("prn", usable: usable, maximumBytes: Self.maximumUserIDBytes, &findings)
         let issuedAt = try rules.time("iat", usable: usable, &findings)
@@ -70,19 +56,38 @@ struct LayerPolicy {
         identity.lastName = try rules.checkText("last_name", usable: usable, maximumBytes: Self.maximumNameBytes, allowEmpty: true, &findings)
         identity.avatarURL = try rules.checkText("avatar_url", usable: usable, maximumBytes: Self.maximumAvatarURLBytes, allowEmpty: true, &findings)
 
-        // #16–#17: only now is `iss` believed.
+        // Lookups by claim happen only for a signed token, all in one question to the context;
+        // they come before #18 because #16–#17 rank before the time rules.
+        guard signatureHolds, let key else {
+            try TimeRules(now: now, leeway: leeway).check(issuedAt: issuedAt, expiresAt: expiresAt, &findings)
+            return nil
+        }
+        // #16: only now is `iss` believed, and it must be the key's provider.
+        var questions = ClaimQuestions(appID: appID, serverNonce: nonce, userID: userID)
+        if let issuer = rules.string("iss") {
+            if let providerID = LayerID.parseProvider(issuer), providerID == key.providerID {
+                questions.providerID = providerID
+            } else {
+                try findings.add(.providerNotFound, claim: "iss")
+            }
+        }
+        let standing = try await lookUp { [questions] in try await context.claimStanding(questions, now: now) }
+
+        // #16–#17
         var providerID: UUID?
-        if signatureHolds, let key, let issuer = rules.string("iss") {
-            providerID = try await checkProvider(issuer, key: key, context: context, &findings)
+        switch standing.providerBinding {
+        case .unknownProvider?: try findings.add(.providerNotFound, claim: "iss")
+        case .notBound?: try findings.add(.providerNotBoundToApp, claim: "iss")
+        case .bound?: providerID = questions.providerID
+        case nil: break
         }
 
         // #18–#19
         try TimeRules(now: now, leeway: leeway).check(issuedAt: issuedAt, expiresAt: expiresAt, &findings)
 
-        // #21, #23: lookups by claim, only for a signed token.
-        guard signatureHolds else { return nil }
-        if let nonce {
-            switch try await context.nonceStanding(nonce, appID: appID, now: now) {
+        // #21, #23
+        if nonce != nil {
+            switch standing.serverNonce ?? .unknown {
             case .usable:
                 break
             case .unknown, .used:
@@ -92,16 +97,35 @@ struct LayerPolicy {
                     + "(POST /nonces with a different app_id); request one for this app.")
             }
         }
-        if let userID, try await context.isUserSuspended(appID: appID, userID: userID) {
+        if standing.userSuspended == true {
             try findings.add(.userSuspended, claim: "prn")
         }
 
-        guard findings.isEmpty, let key, let providerID, let userID, let nonce, let issuedAt, let expiresAt else {
+        guard findings.isEmpty, let providerID, let userID, let nonce, let issuedAt, let expiresAt else {
             return nil
         }
         return VerifiedToken(profile: .layer, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
-                             identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil)
+                             identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil,
+                             serverNonceUse: standing.serverNonceUse)
     }
+
+    static let headerRules = HeaderRules(parameters: [
+        .init(name: "typ", comparison: .mediaType(tokenType), required: true),
+        .init(name: "alg", expected: "RS256", required: true),
+        .init(name: "cty", expected: contentType, required: true),
+    ], otherRequired: ["kid"])
+
+    static let claimRules: [ClaimRules.Rule] = [
+        .init(name: "iss", kind: .string, required: true),
+        .init(name: "prn", kind: .string, required: true),
+        .init(name: "iat", kind: .integer, required: true),
+        .init(name: "exp", kind: .integer, required: true),
+        .init(name: "nce", kind: .string, required: true),
+        .init(name: "display_name", kind: .string, required: false),
+        .init(name: "first_name", kind: .string, required: false),
+        .init(name: "last_name", kind: .string, required: false),
+        .init(name: "avatar_url", kind: .string, required: false),
+    ]
 
     /// #8/#9: `layer:///keys/<uuid>` or a bare UUID. A `layer:///keys/` prefix with anything but a
     /// UUID after it is malformed; anything else (paths, SQL, other schemes) names no key.
@@ -118,23 +142,5 @@ struct LayerPolicy {
             return nil
         }
         return id
-    }
-
-    private func checkProvider(_ issuer: String, key: LayerVerificationKey, context: some VerificationContext,
-                               _ findings: inout Findings) async throws -> UUID? {
-        guard let providerID = LayerID.parseProvider(issuer), providerID == key.providerID else {
-            try findings.add(.providerNotFound, claim: "iss")
-            return nil
-        }
-        switch try await context.providerBinding(providerID: providerID, appID: appID) {
-        case .unknownProvider:
-            try findings.add(.providerNotFound, claim: "iss")
-            return nil
-        case .notBound:
-            try findings.add(.providerNotBoundToApp, claim: "iss")
-            return nil
-        case .bound:
-            return providerID
-        }
     }
 }

@@ -28,18 +28,15 @@ public enum HS256 {
     /// HMAC-SHA256 tag check in constant time (swift-crypto's `==` of a code with bytes compares
     /// without early exit).
     public static func isValid(tag: [UInt8], for message: [UInt8], key: SymmetricKey) -> Bool {
-        code(message, key: key) == tag
+        isValid(tag: tag, for: message, key: KeyedHMAC(key: key))
+    }
+
+    /// The same check with a key that was keyed once for many messages.
+    public static func isValid(tag: [UInt8], for message: [UInt8], key: KeyedHMAC) -> Bool {
+        key.isValid(tag: tag, for: message)
     }
 
     public static func sign(_ message: [UInt8], key: SymmetricKey) -> [UInt8] {
-        Array(code(message, key: key))
-    }
-
-    /// Over the raw buffer: the generic `DataProtocol` path costs as much as the hash itself for
-    /// a token-sized message.
-    static func code(_ message: [UInt8], key: SymmetricKey) -> HashedAuthenticationCode<SHA256> {
-        var authenticator = HMAC<SHA256>(key: key)
-        message.withUnsafeBytes { authenticator.update(data: $0) }
-        return authenticator.finalize()
+        KeyedHMAC(key: key).code(message)
     }
 }

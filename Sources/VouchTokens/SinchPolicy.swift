@@ -18,13 +18,11 @@ struct SinchPolicy {
     let appID: UUID
     let now: Int64
     let leeway: Int64
+    let dailyKeys: SinchDailyKeys
 
-    func evaluate(context: some VerificationContext, findings: inout Findings) async throws -> VerifiedToken? {
+    func evaluate(context: some VerificationContext, findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
         // #5–#7 (`typ` is optional here, but must name a JWT when present)
-        try HeaderRules(header: jws.header, parameters: [
-            .init(name: "alg", expected: "HS256", required: true),
-            .init(name: "typ", comparison: .mediaType(MediaTypeRule(accepted: ["JWT"])), required: false),
-        ], otherRequired: ["kid"]).check(&findings)
+        try Self.headerRules.check(jws.header, &findings)
 
         // #8: the profile was chosen because `kid` starts with `hkdfv1-`; the rest must be a date.
         let kidDate = jws.header["kid"]?.stringValue.flatMap(SinchSigningKey.date(fromKID:))
@@ -33,7 +31,7 @@ struct SinchPolicy {
         // #9: the secret named by `iss`, and a `kid` date the server accepts.
         var secret: RegistrationSecret?
         if let applicationKey = try applicationKey(&findings) {
-            secret = try await context.registrationSecret(applicationKey: applicationKey)
+            secret = try await lookUp { try await context.registrationSecret(applicationKey: applicationKey) }
             if secret == nil { try findings.add(.keyNotFound, claim: "iss", hint: "unknown application key") }
         }
         if let kidDate { try checkKIDDate(kidDate, &findings) }
@@ -41,20 +39,13 @@ struct SinchPolicy {
         // #12
         var signatureHolds = false
         if let secret, let kidDate {
-            let key = SinchSigningKey.derive(secret: secret.secret, date: kidDate)
+            let key = dailyKeys.key(secret: secret.secret, date: kidDate)
             signatureHolds = HS256.isValid(tag: jws.signature, for: jws.signingInput, key: key)
             if !signatureHolds { try findings.add(.signatureVerificationFailed) }
         }
 
         // #13–#15
-        let rules = ClaimRules(claims: jws.claims, rules: [
-            .init(name: "iss", kind: .string, required: true),
-            .init(name: "sub", kind: .string, required: true),
-            .init(name: "iat", kind: .integer, required: true),
-            .init(name: "exp", kind: .integer, required: true),
-            .init(name: "nonce", kind: .string, required: true),
-            .init(name: "sinch:rtc:instance:exp", kind: .integer, required: false),
-        ])
+        let rules = ClaimRules(claims: jws.claims, rules: Self.claimRules)
         let usable = try rules.checkPresenceAndTypes(&findings)
         let issuedAt = try rules.time("iat", usable: usable, &findings)
         let expiresAt = try rules.time("exp", usable: usable, &findings)
@@ -73,19 +64,37 @@ struct SinchPolicy {
             try findings.add(.ttlTooShort, claim: "exp", hint: "`exp − iat` must be at least \(Self.minimumTTL) s")
         }
 
-        // #22, #23
+        // #22, #23: lookups by claim, only for a signed token, in one question to the context.
         guard signatureHolds, let secret else { return nil }
-        if let nonce, try await context.isRegistrationNonceSeen(appID: secret.appID, nonce: nonce, now: now) {
+        let questions = ClaimQuestions(
+            appID: appID, registrationNonce: nonce.map { .init(appID: secret.appID, nonce: $0) }, userID: userID)
+        let standing = try await lookUp { try await context.claimStanding(questions, now: now) }
+        if standing.registrationNonceSeen == true {
             try findings.add(.nonceReplayed, claim: "nonce")
         }
-        if let userID, try await context.isUserSuspended(appID: appID, userID: userID) {
+        if standing.userSuspended == true {
             try findings.add(.userSuspended, claim: "sub")
         }
 
         guard findings.isEmpty, let userID, let nonce, let issuedAt, let expiresAt else { return nil }
         return VerifiedToken(profile: .sinch, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
-                             identity: IdentityClaims(), providerID: nil, keyID: nil, applicationKey: secret.applicationKey)
+                             identity: IdentityClaims(), providerID: nil, keyID: nil, applicationKey: secret.applicationKey,
+                             serverNonceUse: nil)
     }
+
+    static let headerRules = HeaderRules(parameters: [
+        .init(name: "alg", expected: "HS256", required: true),
+        .init(name: "typ", comparison: .mediaType(MediaTypeRule(accepted: ["JWT"])), required: false),
+    ], otherRequired: ["kid"])
+
+    static let claimRules: [ClaimRules.Rule] = [
+        .init(name: "iss", kind: .string, required: true),
+        .init(name: "sub", kind: .string, required: true),
+        .init(name: "iat", kind: .integer, required: true),
+        .init(name: "exp", kind: .integer, required: true),
+        .init(name: "nonce", kind: .string, required: true),
+        .init(name: "sinch:rtc:instance:exp", kind: .integer, required: false),
+    ]
 
     /// #9 via `iss`: `//rtc.sinch.com/applications/<application key>`. A missing or malformed `iss`
     /// names no secret, which in this profile is the same as an unknown `kid`.
@@ -112,10 +121,10 @@ struct SinchPolicy {
     }
 
     /// #15 for `sub`: it must be `iss` + `/users/` + a user id of 1…255 bytes of `[A-Za-z0-9_=-]`.
-    private func userID(rules: ClaimRules, usable: Set<String>, _ findings: inout Findings) throws(Findings.Stop) -> String? {
+    private func userID(rules: ClaimRules, usable: UsableClaims, _ findings: inout Findings) throws(Findings.Stop) -> String? {
         guard usable.contains("sub"), usable.contains("iss"), let subject = rules.string("sub"),
               let issuer = rules.string("iss") else { return nil }
-        guard let userID = subject.bytesDroppingPrefix(issuer + "/users/") else {
+        guard let userID = subject.bytesDroppingPrefix(issuer)?.bytesDroppingPrefix("/users/") else {
             try findings.add(.claimWrongValue, claim: "sub", hint: "`sub` must be `iss` followed by `/users/<user id>`")
             return nil
         }

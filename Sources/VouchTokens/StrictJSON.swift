@@ -36,21 +36,25 @@ public struct StrictJSON: Sendable {
     public func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         // Validating up front keeps the string scanner simple: it may copy byte runs as they are.
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
-        var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
-        reader.skipWhitespace()
-        let value = try reader.readValue(depth: 0)
-        reader.skipWhitespace()
-        guard reader.offset == bytes.count else { throw .trailingBytes(offset: reader.offset) }
-        return value
+        let maximumDepth = self.maximumDepth
+        // The reader works on the raw buffer: no reference counting per byte read.
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> JSONValue in
+            var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
+            reader.skipWhitespace()
+            let value = try reader.readValue(depth: 0)
+            reader.skipWhitespace()
+            guard reader.offset == buffer.count else { throw .trailingBytes(offset: reader.offset) }
+            return value
+        }
     }
 }
 
 private struct Reader {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var offset = 0
 
-    init(bytes: [UInt8], maximumDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
     }
@@ -148,7 +152,7 @@ private struct Reader {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
                 offset += 1
-                return String(decoding: bytes[start..<offset - 1], as: UTF8.self)
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset - 1]), as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw .invalidString(offset: offset) }
@@ -159,7 +163,7 @@ private struct Reader {
     }
 
     /// The slow path, from the first backslash on: runs of plain bytes and decoded escapes.
-    mutating func readEscapedString(prefix: ArraySlice<UInt8>) throws(StrictJSON.Failure) -> String {
+    mutating func readEscapedString(prefix: Slice<UnsafeBufferPointer<UInt8>>) throws(StrictJSON.Failure) -> String {
         var scalars = String.UnicodeScalarView()
         var run = Array(prefix)
         func flush() {
@@ -258,7 +262,7 @@ private struct Reader {
             }
             guard readDigits() > 0 else { throw .invalidNumber(offset: start) }
         }
-        return JSONNumber(literal: String(decoding: bytes[start..<offset], as: UTF8.self))
+        return JSONNumber(literal: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self))
     }
 
     mutating func readDigits() -> Int {

@@ -14,29 +14,42 @@ public struct TokenVerifier: Sendable {
         self.leewaySeconds = leewaySeconds
     }
 
-    /// Verifies a token for a sign-in to `appID`.
+    /// Daily Sinch keys derived so far, shared by copies of this verifier.
+    let sinchDailyKeys = SinchDailyKeys()
+
+    /// Judges a token for a sign-in to `appID`.
     ///
-    /// - Returns: the verified token.
-    /// - Throws: `TokenRejection` with the first rule of §5.4 the token breaks, or the context's
-    ///   own error when a lookup failed (which says nothing about the token).
-    public func verify(_ token: String, appID: UUID, context: some VerificationContext, now: Int64) async throws -> VerifiedToken {
-        var findings = Findings(mode: .firstOnly)
-        let verified: VerifiedToken?
+    /// - Returns: `.verified` with what the server may act on, or `.rejected` with the first rule
+    ///   of §5.4 the token breaks; nothing after that rule is evaluated.
+    /// - Throws: only the context's own error when a lookup failed (which says nothing about the
+    ///   token).
+    public func verdict(_ token: String, appID: UUID, context: some VerificationContext, now: Int64) async throws -> TokenVerdict {
+        let jws: CompactJWS
         do {
-            let jws = try CompactJWS(parsing: token)
-            verified = try await evaluate(jws, appID: appID, context: context, now: now, findings: &findings)
-        } catch let rejection as TokenRejection {
-            throw rejection
-        } catch is Findings.Stop {
-            verified = nil
+            jws = try CompactJWS(parsing: token)
+        } catch {
+            return .rejected(error)
         }
-        if let first = findings.ordered.first { throw first }
-        guard let verified else {
-            // Unreachable by construction (every path that returns no token adds a finding); an
-            // internal inconsistency must still never admit a token.
-            throw TokenRejection(.signatureVerificationFailed)
+        var findings = Findings(mode: .firstOnly)
+        do throws(Findings.Stop) {
+            if let verified = try await evaluate(jws, appID: appID, context: context, now: now, findings: &findings),
+               findings.isEmpty {
+                return .verified(verified)
+            }
+        } catch {
+            if case .lookupFailed(let failure) = error { throw failure }
         }
-        return verified
+        // Every path that returns no token adds a finding; were one ever missed, an internal
+        // inconsistency must still never admit a token.
+        return .rejected(findings.ordered.first ?? TokenRejection(.signatureVerificationFailed))
+    }
+
+    /// `verdict`, with a rejection thrown as the `TokenRejection` it is.
+    public func verify(_ token: String, appID: UUID, context: some VerificationContext, now: Int64) async throws -> VerifiedToken {
+        switch try await verdict(token, appID: appID, context: context, now: now) {
+        case .verified(let verified): return verified
+        case .rejected(let rejection): throw rejection
+        }
     }
 
     /// Every broken rule the token's author can be told about, for the validation tool; never
@@ -49,19 +62,24 @@ public struct TokenVerifier: Sendable {
             return TokenDiagnosis(rejections: [error], header: [:], claims: [:], profile: nil)
         }
         var findings = Findings(mode: .all)
-        _ = try await evaluate(jws, appID: appID, context: context, now: now, findings: &findings)
+        do throws(Findings.Stop) {
+            _ = try await evaluate(jws, appID: appID, context: context, now: now, findings: &findings)
+        } catch {
+            // `.all` mode never stops at a rule; only a failed lookup ends it.
+            if case .lookupFailed(let failure) = error { throw failure }
+        }
         return TokenDiagnosis(rejections: findings.ordered, header: jws.header, claims: jws.claims,
                               profile: TokenProfile.select(for: jws.header))
     }
 
     private func evaluate(_ jws: CompactJWS, appID: UUID, context: some VerificationContext, now: Int64,
-                          findings: inout Findings) async throws -> VerifiedToken? {
+                          findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
         switch TokenProfile.select(for: jws.header) {
         case .layer:
             try await LayerPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds)
                 .evaluate(context: context, findings: &findings)
         case .sinch:
-            try await SinchPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds)
+            try await SinchPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds, dailyKeys: sinchDailyKeys)
                 .evaluate(context: context, findings: &findings)
         }
     }

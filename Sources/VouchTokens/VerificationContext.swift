@@ -53,7 +53,7 @@ public enum NonceStanding: Sendable, Equatable {
 /// I/O of its own: the server backs it with the store, tests with plain values.
 ///
 /// Lookups happen in the order of PROTOCOL §5.4, and the claim-based ones (provider, nonce, user)
-/// only after the signature has been verified. Errors thrown here are infrastructure failures
+/// only after the signature has been verified, all together through `claimStanding`. Errors thrown here are infrastructure failures
 /// (the database is down), never a verdict on the token.
 public protocol VerificationContext: Sendable {
     func layerKey(id: UUID) async throws -> LayerVerificationKey?
@@ -68,6 +68,9 @@ public protocol VerificationContext: Sendable {
     /// within its token's lifetime).
     func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool
     func isUserSuspended(appID: UUID, userID: String) async throws -> Bool
+    /// Every claim-based lookup of a signed token at once (see `ClaimQuestions`). The default asks
+    /// the methods above one by one.
+    func claimStanding(_ questions: ClaimQuestions, now: Int64) async throws -> ClaimStanding
 }
 
 extension VerificationContext {

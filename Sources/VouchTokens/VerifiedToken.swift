@@ -36,6 +36,17 @@ public struct VerifiedToken: Sendable, Equatable {
     public var keyID: UUID?
     /// Sinch: the application key in `iss`.
     public var applicationKey: UUID?
+    /// Layer: what the context learned about the nonce when it found it usable (the hash its
+    /// single use is recorded under), so the session can consume it without opening it again.
+    public var serverNonceUse: ServerNonceUse?
+}
+
+/// The verifier's answer about one token. A rejection is an expected outcome, so it is a value;
+/// only a failure of the world (the database is down) is thrown, and says nothing about the token.
+public enum TokenVerdict: Sendable, Equatable {
+    case verified(VerifiedToken)
+    /// The first rule of PROTOCOL §5.4 the token breaks.
+    case rejected(TokenRejection)
 }
 
 /// Everything the validation tool reports about one token.

@@ -59,6 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "address"))
     var trustedProxy: [String] = []
 
+    @Option(name: .long, help: "Days the audit log keeps an entry (1…3650); older ones are purged.")
+    var auditRetentionDays: Int64 = 90
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -68,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...3600).contains(leeway) else { throw ValidationError("--leeway must be 0…3600 seconds") }
         guard ConnectionLimits.timeoutRange.contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard ConnectionLimits.timeoutRange.contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
+        guard ServerConfiguration.auditRetentionDaysRange.contains(auditRetentionDays) else {
+            throw ValidationError("--audit-retention-days must be 1…3650")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for address in trustedProxy where ServerConfiguration.canonicalAddress(address) == nil {
             throw ValidationError("--trusted-proxy \(address) is not an IP address (e.g. 10.0.0.5 or ::1)")
@@ -94,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                     connectionLimits: ConnectionLimits(idleTimeoutSeconds: idleTimeout,
                                                                                        requestTimeoutSeconds: requestTimeout))
             configuration.secureCookies = secureCookies
+            configuration.auditRetentionDays = auditRetentionDays
             configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
             let host = self.host
             let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in

@@ -12,6 +12,7 @@ struct VouchCommand: AsyncParsableCommand {
             (Sinch registration tokens). See docs/PROTOCOL.md for the wire protocol.
             """,
         subcommands: [ServeCommand.self, IdentityProviderCommand.self, KeysCommand.self, TokenCommand.self,
-                      AppsCommand.self, ProvidersCommand.self, UsersCommand.self, SecretsCommand.self]
+                      AppsCommand.self, ProvidersCommand.self, UsersCommand.self, SecretsCommand.self,
+                      AuditCommand.self]
     )
 }

@@ -113,6 +113,51 @@ struct AdminCLITests {
         }
     }
 
+    @Test("audit list: what was just done, in text and --json, filtered and paged with --cursor; keys list shows last verified")
+    func auditList() async throws {
+        try await SpawnedServer.run { server in
+            let created = try await server.admin(["apps", "create", "--name", "Audited", "--json"])
+            let app = try #require(try CLI.jsonObject(created.stdout)["id"] as? String, "\(created)")
+            _ = try await server.admin(["apps", "create", "--name", "Second"])
+            _ = try await server.admin(["users", "suspend", app, "alice smith/1"])
+            let provider = try #require(try CLI.jsonObject(try await server.admin(["providers", "create", "--name", "B", "--json"]).stdout)["id"] as? String)
+            let keyDirectory = try CLI.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: keyDirectory) }
+            #expect(try await CLI.vouch(["keys", "generate", "--out", keyDirectory.path]).succeeded)
+            _ = try await server.admin(["keys", "upload", provider, "--public-key", keyDirectory.appendingPathComponent("public.pem").path])
+            #expect(try await server.admin(["keys", "list", provider]).stdout.contains("last verified: never"))
+
+            let text = try await server.admin(["audit", "list"])
+            #expect(text.succeeded, "\(text)")
+            let lines = text.stdout.split(separator: "\n")
+            #expect(lines.count == 5, "\(text)")
+            #expect(lines.first?.contains("api  key.create  ok") == true, "\(text)")
+            #expect(lines.last?.contains("api  app.create  ok  app=\(app)") == true, "\(text)")
+
+            let json = try await server.admin(["audit", "list", "--json", "--action", "app.create"])
+            let entries = try #require(try CLI.jsonObject(json.stdout)["entries"] as? [[String: Any]], "\(json)")
+            #expect(entries.count == 2)
+            #expect(entries.allSatisfy { $0["actor"] as? String == "api" && $0["outcome"] as? String == "ok" })
+
+            let user = try await server.admin(["audit", "list", "--object", "alice smith/1", "--app", app])
+            #expect(user.stdout.contains("user.suspend") && user.stdout.contains("user=alice smith/1"), "\(user)")
+
+            let first = try await server.admin(["audit", "list", "--kind", "admin", "--limit", "3"])
+            let more = try #require(first.stdout.split(separator: "\n").last.flatMap { $0.split(separator: " ").last }, "\(first)")
+            #expect(first.stdout.contains("more: --cursor"), "\(first)")
+            let rest = try await server.admin(["audit", "list", "--kind", "admin", "--limit", "3", "--cursor", String(more)])
+            #expect(rest.stdout.split(separator: "\n").count == 2, "\(rest)")
+            #expect(rest.stdout.contains("app.create") && !rest.stdout.contains("more:"), "\(rest)")
+
+            let bogus = try await server.admin(["audit", "list", "--kind", "bogus"])
+            #expect(bogus.status == 1 && bogus.stderr.contains("kind"), "\(bogus)")
+            let badLimit = try await server.admin(["audit", "list", "--limit", "0"])
+            #expect(badLimit.status != 0 && badLimit.stderr.contains("--limit"), "\(badLimit)")
+            let badTime = try await server.admin(["audit", "list", "--since", "yesterday"])
+            #expect(badTime.status == 1 && badTime.stderr.contains("since"), "\(badTime)")
+        }
+    }
+
     @Test("clear errors and non-zero exits: bad ids, wrong token, unknown objects, no server")
     func errors() async throws {
         try await SpawnedServer.run { server in

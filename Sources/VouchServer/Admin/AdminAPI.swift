@@ -11,6 +11,7 @@ struct AdminAPI {
 
     let store: any Store
     let authenticator: Authenticator
+    let rejections: SignInRejectionLog
     let clock: @Sendable () -> Int64
 
     var collections: [RouteCollection<AdminContext>] {
@@ -21,6 +22,7 @@ struct AdminAPI {
             AdminRegistrationSecretRoutes(store: store, clock: clock).routes,
             AdminUserRoutes(store: store, clock: clock).routes,
             AdminTokenValidationRoutes(store: store, authenticator: authenticator).routes,
+            AuditRoutes(store: store, rejections: rejections).routes,
         ]
     }
 }

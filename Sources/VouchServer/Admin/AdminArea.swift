@@ -14,12 +14,17 @@ enum AdminArea {
             .group(context: AdminContext.self)
     }
 
-    /// Adds the collections under `/admin`, behind the admin token.
+    /// Adds the collections under `/admin`, behind the admin token; `middleware` (the audit log)
+    /// runs after authentication for every one of them.
     static func register(_ collections: [RouteCollection<AdminContext>],
-                         on router: some RouterMethods<VouchRequestContext>, adminToken: AdminToken) {
-        let group = group(on: router, adminToken: adminToken)
+                         on router: some RouterMethods<VouchRequestContext>, adminToken: AdminToken,
+                         middleware: [any MiddlewareProtocol<Request, Response, AdminContext>] = []) {
+        var area = group(on: router, adminToken: adminToken)
+        for middleware in middleware {
+            area = area.add(middleware: middleware)
+        }
         for collection in collections {
-            group.addRoutes(collection, atPath: pathPrefix)
+            area.addRoutes(collection, atPath: pathPrefix)
         }
     }
 }

@@ -11,6 +11,7 @@ struct AdminOperations: Sendable {
 
     /// Binds or unbinds (both idempotent); 404 when the provider or the app does not exist.
     func setBinding(provider providerID: UUID, app appID: UUID, bound: Bool) async throws {
+        AuditNote.app(appID)
         do {
             if bound {
                 try await store.bindProvider(providerID, toApp: appID)
@@ -38,6 +39,7 @@ struct AdminOperations: Sendable {
                             fingerprint: publicKey.fingerprint, createdAt: clock())
         do {
             try await store.createKey(key)
+            AuditNote.object("key", key.id.lowercased)
         } catch StoreError.alreadyExists {
             throw APIError(.conflict, "The provider already has this key (\(publicKey.fingerprint)); "
                 + "a key is uploaded once, and a deleted key cannot be uploaded again.",

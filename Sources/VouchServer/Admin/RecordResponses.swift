@@ -27,6 +27,6 @@ extension RegistrationSecretRecord {
 extension KeyRecord {
     var response: KeyResponse {
         KeyResponse(id: LayerID.key(id), providerID: LayerID.provider(providerID), status: status,
-                    fingerprint: fingerprint, publicKey: publicKeyPEM)
+                    fingerprint: fingerprint, publicKey: publicKeyPEM, lastVerifiedAt: lastVerifiedAt.map(Timestamp.rfc3339))
     }
 }

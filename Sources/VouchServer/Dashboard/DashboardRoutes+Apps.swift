@@ -32,6 +32,7 @@ extension DashboardRoutes {
             let app = AppRecord(id: UUID(), name: try AdminValidation.name(form["name"] ?? ""),
                                 sessionTTLSeconds: try AdminValidation.ttl(try Self.ttl(form)), createdAt: clock())
             try await store.createApp(app)
+            AuditNote.created(app: app.id)
             await notice("Created app \(app.name): \(LayerID.app(app.id))", context)
             return DashboardResponse.redirect(to: "/dashboard/apps")
         }, orShow: { try await appsPage(context, error: $0) })
@@ -92,6 +93,7 @@ extension DashboardRoutes {
         guard try await store.app(id: appID) != nil else { throw DashboardError(.notFound, "App not found.") }
         let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: appID, secret: SecureRandom.bytes(32), createdAt: clock())
         try await store.createRegistrationSecret(secret)
+        AuditNote.object("registration_secret", secret.applicationKey.lowercased)
         return try await secretsPage(context, appID: appID, created: secret)
     }
 

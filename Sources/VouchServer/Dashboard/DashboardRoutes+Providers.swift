@@ -37,6 +37,7 @@ extension DashboardRoutes {
             let form = try await DashboardForm.read(request)
             let provider = ProviderRecord(id: UUID(), name: try AdminValidation.name(form["name"] ?? ""), appIDs: [], createdAt: clock())
             try await store.createProvider(provider)
+            AuditNote.object("provider", provider.id.lowercased)
             await sessions.remember(provider: provider.id, id: context.sessionID)
             await notice("Created provider \(provider.name): \(LayerID.provider(provider.id))", context)
             return DashboardResponse.redirect(to: "/dashboard/providers/\(provider.id.lowercased)")
@@ -63,7 +64,8 @@ extension DashboardRoutes {
         let unbound = apps.filter { !provider.appIDs.contains($0.id) }.map { ["uuid": $0.id.lowercased, "name": $0.name] }
         let keys: [[String: Any]] = try await store.keys(ofProvider: id).reversed().map { key in
             ["uuid": key.id.lowercased, "id": LayerID.key(key.id), "status": key.status.rawValue, "fingerprint": key.fingerprint,
-             "createdAt": Timestamp.rfc3339(key.createdAt), "active": key.status == .active, "deleted": key.status == .deleted]
+             "createdAt": Timestamp.rfc3339(key.createdAt),
+             "lastVerified": key.lastVerifiedAt.map(Timestamp.rfc3339) ?? "never", "active": key.status == .active, "deleted": key.status == .deleted]
         }
         let values: [String: Any] = [
             "name": provider.name, "id": LayerID.provider(id), "providerUUID": id.lowercased, "csrf": chrome.csrfToken,
@@ -114,6 +116,7 @@ extension DashboardRoutes {
             }
             guard key.status != .deleted else { throw DashboardError(.conflict, "The key was deleted and cannot be changed.") }
             _ = try await store.setKeyStatus(id: key.id, to: status)
+            AuditNote.action(status == .active ? "key.enable" : "key.disable")
             await notice("Key \(LayerID.key(key.id)) is now \(status.rawValue).", context)
             return DashboardResponse.redirect(to: "/dashboard/providers/\(key.providerID.lowercased)")
         }, orShow: { try await providerPage(context, id: providerID, error: $0) })

@@ -51,12 +51,15 @@ extension DashboardRoutes {
         return try await attempt({
             let appID = try Self.uuid(form["app"], what: "App")
             let userID = try Self.userID(form["user"] ?? "")
+            AuditNote.app(appID)
+            AuditNote.object("user", userID)
             do {
                 if revoke {
                     let count = try await store.revokeSessions(appID: appID, userID: userID, now: clock())
                     await notice("Revoked \(count) session(s) of \(userID).", context)
                 } else {
                     let suspended = form["suspended"] == "true"
+                    AuditNote.action(suspended ? "user.suspend" : "user.unsuspend")
                     _ = try await store.setSuspended(appID: appID, userID: userID, suspended: suspended, now: clock())
                     await notice(suspended ? "Suspended \(userID); their sessions ended." : "Unsuspended \(userID).", context)
                 }

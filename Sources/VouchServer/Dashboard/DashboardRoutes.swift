@@ -17,6 +17,10 @@ struct DashboardRoutes: Sendable {
     /// Sign-in attempts per client address: 5 a second, bursts of 10. The admin token cannot be
     /// guessed, but nobody should be able to try.
     let signInLimiter: RateLimiter
+    /// Records every state-changing form of the signed-in pages.
+    let audit: AdminAuditMiddleware<VouchRequestContext>
+    /// Flushed before the audit page reads the log.
+    let rejections: SignInRejectionLog
     let renderer = DashboardRenderer()
     let clock: @Sendable () -> Int64
 
@@ -34,6 +38,7 @@ struct DashboardRoutes: Sendable {
         let signedIn = RouteRegistrar(router: router.group()
             .add(middleware: DashboardErrorMiddleware(renderer: renderer))
             .add(middleware: DashboardSessionMiddleware(sessions: sessions))
+            .add(middleware: audit)
             .group(context: DashboardContext.self), table: table)
         signedIn.on(.get, "/dashboard") { _, _ in DashboardResponse.redirect(to: "/dashboard/apps") }
         signedIn.on(.post, "/dashboard/sign-out") { _, context in await signOut(context) }
@@ -41,6 +46,7 @@ struct DashboardRoutes: Sendable {
         registerProviders(signedIn)
         registerUsers(signedIn)
         registerValidation(signedIn)
+        registerAudit(signedIn)
     }
 
     // MARK: Sign-in
@@ -69,7 +75,12 @@ struct DashboardRoutes: Sendable {
         guard let token = form["admin_token"]?.trimmingCharacters(in: .whitespacesAndNewlines), adminToken.matches(token) else {
             return signInPage(error: "That is not the admin token.", status: .forbidden)
         }
-        let (cookieToken, _) = await sessions.open()
+        let (cookieToken, session) = await sessions.open()
+        // The one admin action outside the signed-in pages: who opened a session, and when.
+        // Failed attempts are not written (the rate limit bounds them, the log would not).
+        try? await store.appendAudit([NewAuditEntry(
+            at: clock(), kind: .admin, actor: AdminPrincipal.dashboardSession(id: session.id).auditActor,
+            action: "dashboard.sign_in", outcome: "ok")])
         return DashboardResponse.redirect(to: "/dashboard/apps", cookies: [
             cookies.set(DashboardCookies.session, cookieToken, maxAge: await sessions.lifetime),
             cookies.clear(DashboardCookies.signIn),

@@ -48,10 +48,10 @@ extension DashboardTemplates {
         <section class="card">
         <h2>Signing keys</h2>
         <div class="table-wrap"><table>
-        <thead><tr><th scope="col">Key id</th><th scope="col">Status</th><th scope="col">Fingerprint</th><th scope="col">Added</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Key id</th><th scope="col">Status</th><th scope="col">Fingerprint</th><th scope="col">Added</th><th scope="col">Last verified</th><th scope="col">Actions</th></tr></thead>
         <tbody>
         {{#keys}}
-        <tr class="key-{{status}}"><td><code class="copy">{{id}}</code></td><td>{{status}}</td><td><code class="fingerprint">{{fingerprint}}</code></td><td>{{createdAt}}</td>
+        <tr class="key-{{status}}"><td><code class="copy">{{id}}</code></td><td>{{status}}</td><td><code class="fingerprint">{{fingerprint}}</code></td><td>{{createdAt}}</td><td class="last-verified">{{lastVerified}}</td>
         <td>{{^deleted}}
         <form method="post" action="/dashboard/keys/{{uuid}}/status" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="provider" value="{{providerUUID}}">

@@ -4,7 +4,7 @@ enum DashboardTemplates {
     static let all: [(String, String)] = [
         ("layout", layout), ("error", error), ("sign-in", signIn),
         ("apps", apps), ("secrets", secrets), ("providers", providers), ("provider", provider),
-        ("users", users), ("validate", validate),
+        ("users", users), ("validate", validate), ("audit", audit),
     ]
 
     /// Every page: navigation, the one-shot notice, the inline error, the body.
@@ -27,6 +27,7 @@ enum DashboardTemplates {
         <a href="/dashboard/providers"{{#nav_providers}} aria-current="page"{{/nav_providers}}>Providers &amp; keys</a>
         <a href="/dashboard/users"{{#nav_users}} aria-current="page"{{/nav_users}}>Users</a>
         <a href="/dashboard/validate"{{#nav_validate}} aria-current="page"{{/nav_validate}}>Validate a token</a>
+        <a href="/dashboard/audit"{{#nav_audit}} aria-current="page"{{/nav_audit}}>Audit log</a>
         </nav>
         <form method="post" action="/dashboard/sign-out" class="sign-out">
         <input type="hidden" name="csrf" value="{{csrf}}">

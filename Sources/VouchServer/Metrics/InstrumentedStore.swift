@@ -8,7 +8,8 @@ import VouchStore
 /// are measured the same way, from the server's side of the call.
 ///
 /// Every `Store` requirement is forwarded explicitly, including those with a default
-/// implementation (`sessionAndUser`), so a backend's own faster version is still the one called.
+/// implementation (`sessionAndUser`, `signInStanding`), so a backend's own faster version is
+/// still the one called: a method added to `Store` must be added here too.
 struct InstrumentedStore: Store {
     let base: any Store
     let metrics: ServerMetrics
@@ -114,6 +115,10 @@ struct InstrumentedStore: Store {
         try await timed("revokeSessions") { try await base.revokeSessions(appID: appID, userID: userID, now: now) }
     }
 
+    func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
+        try await timed("signInStanding") { try await base.signInStanding(questions) }
+    }
+
     func createSession(_ session: NewSession) async throws -> UserRecord {
         try await timed("createSession") { try await base.createSession(session) }
     }
@@ -132,6 +137,19 @@ struct InstrumentedStore: Store {
 
     func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {
         try await timed("secret") { try await base.secret(named: name, orInsert: candidate) }
+    }
+
+    func appendAudit(_ entries: [NewAuditEntry]) async throws {
+        try await timed("appendAudit") { try await base.appendAudit(entries) }
+    }
+
+    func auditEntries(_ query: AuditQuery) async throws -> [AuditEntry] {
+        try await timed("auditEntries") { try await base.auditEntries(query) }
+    }
+
+    @discardableResult
+    func purgeAudit(before: Int64) async throws -> Int {
+        try await timed("purgeAudit") { try await base.purgeAudit(before: before) }
     }
 
     @discardableResult

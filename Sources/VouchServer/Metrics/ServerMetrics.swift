@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import VouchStore
 
 /// The server's Prometheus metrics, recorded through swift-metrics with this server's own
 /// factory rather than the process-wide `MetricsSystem`: two servers in one process (the tests
@@ -58,6 +59,13 @@ public struct ServerMetrics: Sendable {
     func recordSignIn(outcome: SignInOutcome, reason: String) {
         Counter(label: "vouch_sign_ins_total", dimensions: [("outcome", outcome.rawValue), ("reason", reason)], factory: factory)
             .increment()
+    }
+
+    /// Audit entries (counted in events: one rejected sign-in, one admin action) that were not
+    /// written: the in-memory tally was full, or the database refused the write.
+    func recordAuditDropped(kind: AuditKind, count: Int) {
+        Counter(label: "vouch_audit_dropped_total", dimensions: [("kind", kind.rawValue)], factory: factory)
+            .increment(by: count)
     }
 
     enum SignInOutcome: String {

@@ -6,7 +6,7 @@ import VouchProtocol
 /// (`vouch keys generate` makes a key pair locally and needs no server.)
 enum AdminKeysCommands {
     static func lines(_ key: KeyResponse) -> [String] {
-        ["\(key.id)  \(key.status.rawValue)  \(key.fingerprint)"]
+        ["\(key.id)  \(key.status.rawValue)  \(key.fingerprint)  last verified: \(key.lastVerifiedAt ?? "never")"]
     }
 
     struct Upload: AsyncParsableCommand {

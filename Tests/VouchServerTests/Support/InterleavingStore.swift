@@ -60,6 +60,9 @@ struct InterleavingStore: Store {
     func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
         try await base.purgeExpired(now: now, sessionGraceSeconds: sessionGraceSeconds)
     }
+    func appendAudit(_ entries: [NewAuditEntry]) async throws { try await base.appendAudit(entries) }
+    func auditEntries(_ query: AuditQuery) async throws -> [AuditEntry] { try await base.auditEntries(query) }
+    func purgeAudit(before: Int64) async throws -> Int { try await base.purgeAudit(before: before) }
     func ping() async throws { try await base.ping() }
     func close() async throws { try await base.close() }
 }

@@ -24,6 +24,7 @@ struct AdminAppRoutes {
                             sessionTTLSeconds: try AdminValidation.ttl(body.sessionTTLSeconds ?? AdminAPI.defaultSessionTTL),
                             createdAt: clock())
         try await store.createApp(app)
+        AuditNote.created(app: app.id)
         return JSONResponse.make(app.response, status: .created)
     }
 

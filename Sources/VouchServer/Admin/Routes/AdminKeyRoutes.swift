@@ -71,6 +71,7 @@ struct AdminKeyRoutes {
         guard let status = KeyStatus(rawValue: statusText), status != .deleted else {
             throw APIError.invalidProperty("status", "`status` must be `active` or `disabled` (delete with DELETE).")
         }
+        AuditNote.action(status == .active ? "key.enable" : "key.disable")
         // The store refuses a tombstone in the statement that writes: no read-then-write here.
         do {
             return JSONResponse.make(try await store.setKeyStatus(id: id, to: status).response)

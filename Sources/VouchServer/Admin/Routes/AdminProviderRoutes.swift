@@ -26,6 +26,7 @@ struct AdminProviderRoutes {
         guard let name = body.name else { throw APIError.missingProperty("name") }
         let provider = ProviderRecord(id: UUID(), name: try AdminValidation.name(name), appIDs: [], createdAt: clock())
         try await store.createProvider(provider)
+        AuditNote.object("provider", provider.id.lowercased)
         return JSONResponse.make(provider.response, status: .created)
     }
 

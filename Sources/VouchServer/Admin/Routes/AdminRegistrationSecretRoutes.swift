@@ -33,6 +33,7 @@ struct AdminRegistrationSecretRoutes {
         let app = try await AdminLookup.app(context, in: store)
         let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: SecureRandom.bytes(32), createdAt: clock())
         try await store.createRegistrationSecret(secret)
+        AuditNote.object("registration_secret", secret.applicationKey.lowercased)
         return JSONResponse.make(RegistrationSecretResponse(
             applicationKey: secret.applicationKey.lowercased, applicationSecret: Data(secret.secret).base64EncodedString()),
             status: .created)

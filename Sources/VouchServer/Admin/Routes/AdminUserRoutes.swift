@@ -32,6 +32,7 @@ struct AdminUserRoutes {
         let userID = try PathID.userID(context)
         let body = try await RequestBodyReader.decode(UpdateUserRequest.self, from: request, context: context)
         guard let suspended = body.suspended else { throw APIError.missingProperty("suspended") }
+        AuditNote.action(suspended ? "user.suspend" : "user.unsuspend")
         return try await status(try await store.setSuspended(appID: app.id, userID: userID, suspended: suspended, now: clock()))
     }
 

@@ -26,6 +26,14 @@ package enum JSONResponse {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// The hot client answers, written straight into bytes (see `JSONBodyWriter`).
+    static func make(_ value: some JSONBodyWritable, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: contentType, .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBody)))
+    }
+
     /// A body that echoes untrusted JSON exactly as it was received: `members` (parsed by
     /// `StrictJSON`, number literals kept) replace the same-named members of `value`'s encoding.
     /// Foundation would print `1700000000.0` as `1700000000`, hiding from a developer the very
@@ -47,11 +55,15 @@ package enum JSONResponse {
         (try? encoder().encode(value)) ?? internalErrorBody
     }
 
-    private static func encoder() -> JSONEncoder {
+    /// One encoder for every answer: its settings never change, and `JSONEncoder` may be used
+    /// from several tasks at once.
+    private static let sharedEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
-    }
+    }()
+
+    static func encoder() -> JSONEncoder { sharedEncoder }
 
     /// Encoding our own Codable types cannot fail; should it ever, answer this fixed 500 body
     /// rather than crash.

@@ -1,0 +1,5 @@
+/// The action names the audit log uses, in one place so that the API, the dashboard, the docs
+/// (PROTOCOL §8) and the filters agree.
+enum AuditAction {
+    static let signInRejected = "sign_in.rejected"
+}

@@ -1,0 +1,51 @@
+/// The audit log's name for each state-changing admin route (API and dashboard), and which path
+/// parameter names its object. A state-changing route missing here is still recorded, under
+/// `<METHOD> <route>`; a route that changes nothing (the validation tool) is listed as such.
+enum AuditedRoutes {
+    struct Spec: Sendable {
+        /// `nil`: the route changes nothing and is not recorded.
+        let action: String?
+        /// The object's type and the path parameter holding its id.
+        let object: (type: String, parameter: String)?
+    }
+
+    static func spec(method: String, route: String) -> Spec? { table["\(method) \(route)"] }
+
+    private static func spec(_ action: String, _ type: String? = nil, _ parameter: String? = nil) -> Spec {
+        Spec(action: action, object: type.map { ($0, parameter ?? "") })
+    }
+
+    private static let readOnly = Spec(action: nil, object: nil)
+
+    private static let table: [String: Spec] = [
+        "POST /admin/apps": spec("app.create", "app"),
+        "PATCH /admin/apps/{app}": spec("app.update", "app", "app"),
+        "POST /admin/providers": spec("provider.create", "provider"),
+        "PUT /admin/providers/{provider}/apps/{app}": spec("provider.bind", "provider", "provider"),
+        "DELETE /admin/providers/{provider}/apps/{app}": spec("provider.unbind", "provider", "provider"),
+        "POST /admin/providers/{provider}/keys": spec("key.create", "key"),
+        "PATCH /admin/keys/{key}": spec("key.update", "key", "key"),
+        "DELETE /admin/keys/{key}": spec("key.delete", "key", "key"),
+        "POST /admin/apps/{app}/registration-secrets": spec("secret.create", "registration_secret"),
+        "DELETE /admin/apps/{app}/registration-secrets/{key}": spec("secret.revoke", "registration_secret", "key"),
+        "POST /admin/apps/{app}/registration-secrets/{key}/revoke": spec("secret.revoke", "registration_secret", "key"),
+        "PATCH /admin/apps/{app}/users/{user}": spec("user.update", "user", "user"),
+        "DELETE /admin/apps/{app}/users/{user}/sessions": spec("user.revoke_sessions", "user", "user"),
+        "POST /admin/tools/validate-identity-token": readOnly,
+
+        "POST /dashboard/sign-out": spec("dashboard.sign_out"),
+        "POST /dashboard/apps": spec("app.create", "app"),
+        "POST /dashboard/apps/{app}": spec("app.update", "app", "app"),
+        "POST /dashboard/apps/{app}/secrets": spec("secret.create", "registration_secret"),
+        "POST /dashboard/apps/{app}/secrets/{key}/revoke": spec("secret.revoke", "registration_secret", "key"),
+        "POST /dashboard/providers": spec("provider.create", "provider"),
+        "POST /dashboard/providers/{provider}/bind": spec("provider.bind", "provider", "provider"),
+        "POST /dashboard/providers/{provider}/unbind": spec("provider.unbind", "provider", "provider"),
+        "POST /dashboard/providers/{provider}/keys": spec("key.create", "key"),
+        "POST /dashboard/keys/{key}/status": spec("key.update", "key", "key"),
+        "POST /dashboard/keys/{key}/delete": spec("key.delete", "key", "key"),
+        "POST /dashboard/users/suspension": spec("user.update", "user"),
+        "POST /dashboard/users/revoke-sessions": spec("user.revoke_sessions", "user"),
+        "POST /dashboard/validate": readOnly,
+    ]
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchStore
+
+// MARK: - The sign-in's one read
+
+extension StoreConformance {
+    func signInStanding() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let other = try await store.addApp()
+            let bound = try await store.addProvider(apps: [app.id])
+            let unbound = try await store.addProvider(apps: [other.id])
+            let usedHash = randomBytes()
+            _ = try await store.createSession(newSession(app: app.id, user: "ada", nonce: .serverNonce(hash: usedHash, expiresAt: t0 + 600)))
+            _ = try await store.createSession(newSession(
+                app: other.id, user: "bob", nonce: .registrationNonce(appID: other.id, nonce: "seen", expiresAt: t0 + 300)))
+            _ = try await store.setSuspended(appID: app.id, userID: "mallory", suspended: true, now: t0)
+
+            // Nothing asked, nothing answered.
+            #expect(try await store.signInStanding(SignInQuestions(appID: app.id, now: t0)) == SignInStanding())
+
+            // Each question alone, against what the one-question reads say.
+            func ask(_ questions: SignInQuestions) async throws -> SignInStanding { try await store.signInStanding(questions) }
+            #expect(try await ask(.init(appID: app.id, providerID: bound.id, now: t0)).provider == .bound)
+            #expect(try await ask(.init(appID: app.id, providerID: unbound.id, now: t0)).provider == .notBound)
+            #expect(try await ask(.init(appID: app.id, providerID: UUID(), now: t0)).provider == .unknown)
+            #expect(try await ask(.init(appID: app.id, serverNonceHash: usedHash, now: t0)).serverNonceUsed == true)
+            #expect(try await ask(.init(appID: app.id, serverNonceHash: randomBytes(), now: t0)).serverNonceUsed == false)
+            #expect(try await ask(.init(appID: app.id, registrationNonce: "seen", registrationNonceAppID: other.id, now: t0))
+                .registrationNonceSeen == true)
+            #expect(try await ask(.init(appID: app.id, registrationNonce: "seen", registrationNonceAppID: other.id, now: t0 + 301))
+                .registrationNonceSeen == false)
+            // Without an app of its own, a registration nonce is asked about for the sign-in's app.
+            #expect(try await ask(.init(appID: app.id, registrationNonce: "seen", now: t0)).registrationNonceSeen == false)
+            #expect(try await ask(.init(appID: other.id, registrationNonce: "seen", now: t0)).registrationNonceSeen == true)
+            #expect(try await ask(.init(appID: app.id, userID: "mallory", now: t0)).userSuspended == true)
+            #expect(try await ask(.init(appID: app.id, userID: "ada", now: t0)).userSuspended == false)
+            #expect(try await ask(.init(appID: app.id, userID: "nobody-yet", now: t0)).userSuspended == false)
+            #expect(try await ask(.init(appID: other.id, userID: "mallory", now: t0)).userSuspended == false)
+
+            // Everything at once answers exactly what was asked.
+            let all = try await ask(.init(appID: app.id, providerID: unbound.id, serverNonceHash: usedHash,
+                                          registrationNonce: "seen", registrationNonceAppID: other.id, userID: "mallory", now: t0))
+            #expect(all == SignInStanding(provider: .notBound, serverNonceUsed: true, registrationNonceSeen: true, userSuspended: true))
+            let partial = try await ask(.init(appID: app.id, providerID: bound.id, userID: "ada", now: t0))
+            #expect(partial == SignInStanding(provider: .bound, userSuspended: false))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import VouchStore
+
+extension SQLiteStore {
+    /// Every question in one operation on the store's queue: one hop for the whole lot.
+    public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
+        try await exclusive("signInStanding") { db in
+            var standing = SignInStanding()
+            if let providerID = questions.providerID {
+                let row = try db.rows(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM providers WHERE id = ?1) AS known,
+                           EXISTS (SELECT 1 FROM provider_apps WHERE provider_id = ?1 AND app_id = ?2) AS bound
+                    """,
+                    [.uuid(providerID), .uuid(questions.appID)]).first
+                standing.provider = try row?.bool("bound") == true ? .bound : (try row?.bool("known") == true ? .notBound : .unknown)
+            }
+            if let hash = questions.serverNonceHash {
+                standing.serverNonceUsed = try !db.rows("SELECT 1 FROM used_server_nonces WHERE hash = ?", [.bytes(hash)]).isEmpty
+            }
+            if let nonce = questions.registrationNonce {
+                standing.registrationNonceSeen = try !db.rows(
+                    "SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
+                    [.uuid(questions.registrationNonceAppID ?? questions.appID), .text(nonce), .int64(questions.now)]).isEmpty
+            }
+            if let userID = questions.userID {
+                standing.userSuspended = try db.rows(
+                    "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?", [.uuid(questions.appID), .text(userID)]
+                ).first?.bool("suspended") ?? false
+            }
+            return standing
+        }
+    }
+}

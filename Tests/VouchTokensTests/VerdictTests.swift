@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchTokens
+
+/// The verdict as a value, the claim lookups asked once, and what the context learned about the
+/// nonce carried into the verified token.
+@Suite("Verdicts")
+struct VerdictTests {
+    /// A world that answers the claim lookups in one call and records each call.
+    struct OneCallContext: VerificationContext {
+        var base: TestContext
+        let asked = CallLog()
+        let nonceUse = ServerNonceUse(hash: Array(repeating: 7, count: 32), expiresAt: LayerWorld.now + 600)
+
+        func layerKey(id: UUID) async throws -> LayerVerificationKey? { try await base.layerKey(id: id) }
+        func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding { Issue.record("asked alone"); return .bound }
+        func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool { Issue.record("asked alone"); return true }
+        func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
+            try await base.registrationSecret(applicationKey: applicationKey)
+        }
+        func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool { Issue.record("asked alone"); return false }
+        func isUserSuspended(appID: UUID, userID: String) async throws -> Bool { Issue.record("asked alone"); return false }
+
+        func claimStanding(_ questions: ClaimQuestions, now: Int64) async throws -> ClaimStanding {
+            asked.record("\(questions.providerID?.lowercased ?? "-") \(questions.serverNonce ?? "-") "
+                         + "\(questions.registrationNonce?.nonce ?? "-") \(questions.userID ?? "-")")
+            return ClaimStanding(
+                providerBinding: questions.providerID.map { _ in .bound },
+                serverNonce: questions.serverNonce.map { _ in .usable },
+                serverNonceUse: questions.serverNonce.map { _ in nonceUse },
+                registrationNonceSeen: questions.registrationNonce.map { _ in false },
+                userSuspended: questions.userID.map { _ in false })
+        }
+    }
+
+    @Test("a Layer sign-in asks the claim lookups once, and the verified token carries the opened nonce")
+    func layerAsksOnce() async throws {
+        let context = OneCallContext(base: LayerWorld.context())
+        let verdict = try await TokenVerifier().verdict(try LayerWorld.token(), appID: LayerWorld.appID, context: context, now: LayerWorld.now)
+        guard case .verified(let token) = verdict else { Issue.record("not verified: \(verdict)"); return }
+        #expect(token.serverNonceUse == context.nonceUse)
+        #expect(context.asked.all == ["\(LayerWorld.providerID.lowercased) \(LayerWorld.nonce) - \(LayerWorld.userID)"])
+    }
+
+    @Test("a Sinch sign-in asks the claim lookups once, for the secret's app")
+    func sinchAsksOnce() async throws {
+        let context = OneCallContext(base: SinchWorld.context())
+        let verdict = try await TokenVerifier().verdict(try SinchWorld.token(), appID: SinchWorld.appID, context: context, now: SinchWorld.now)
+        guard case .verified(let token) = verdict else { Issue.record("not verified: \(verdict)"); return }
+        #expect(token.serverNonceUse == nil)
+        #expect(context.asked.all.count == 1)
+        #expect(context.asked.all.first?.hasPrefix("- - ") == true)
+    }
+
+    @Test("a rejection is a value, not a throw; a bad signature asks nothing of the claims")
+    func rejectionIsAValue() async throws {
+        let context = OneCallContext(base: LayerWorld.context())
+        let forged = try LayerWorld.token(key: TestKeys.attacker.privateKey)
+        let verdict = try await TokenVerifier().verdict(forged, appID: LayerWorld.appID, context: context, now: LayerWorld.now)
+        #expect(verdict == .rejected(TokenRejection(.signatureVerificationFailed)))
+        #expect(context.asked.all.isEmpty)
+
+        let garbage = try await TokenVerifier().verdict("not.a-token", appID: LayerWorld.appID, context: context, now: LayerWorld.now)
+        #expect(garbage == .rejected(TokenRejection(.wrongJWSPartCount)))
+    }
+
+    @Test("a token past its lifetime is rejected after the lookups that rank before the time rules")
+    func expiredAfterLookups() async throws {
+        let context = OneCallContext(base: LayerWorld.context())
+        let verdict = try await TokenVerifier().verdict(try LayerWorld.token(), appID: LayerWorld.appID, context: context,
+                                                        now: LayerWorld.now + 24 * 3600)
+        #expect(verdict == .rejected(TokenRejection(.expired, claim: "exp")))
+    }
+}
