@@ -13,11 +13,11 @@ import VouchTokens
 /// (no byte-order mark, no UTF-16 guessed from the bytes), no duplicate member names (which
 /// parsers disagree on: the first wins here, the last in Python and JavaScript), and numbers
 /// only as integer literals. Only a body that passes is decoded into its type.
-enum RequestBodyReader {
+package enum RequestBodyReader {
     /// One decoder for every body: it has no settings, and may be used from several tasks at once.
     private static let decoder = JSONDecoder()
 
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         try decode(type, bytes: try await collect(request), request: request)
     }
 
@@ -43,7 +43,7 @@ enum RequestBodyReader {
     }
 
     /// The same for a route whose body is optional: `nil` when there is none.
-    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T? {
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T? {
         let bytes = try await collect(request)
         guard !bytes.isEmpty else { return nil }
         return try decode(type, bytes: bytes, request: request)
