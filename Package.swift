@@ -120,12 +120,26 @@ let package = Package(
             resources: [.embedInCode("OpenAPI/openapi.json")],
             swiftSettings: strict
         ),
+        // The stand-in for an app's backend: it signs a token for any user it is asked for, so it
+        // is kept out of every library product (a production server never links it).
+        .target(
+            name: "VouchDevelopmentIdentityProvider",
+            dependencies: [
+                "VouchProtocol",
+                "VouchTokens",
+                "VouchServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "vouch",
             dependencies: [
                 "VouchProtocol",
                 "VouchTokens",
                 "VouchServer",
+                "VouchDevelopmentIdentityProvider",
                 "VouchStore",
                 "VouchStoreSQLite",
                 "VouchStorePostgres",
@@ -175,6 +189,7 @@ let package = Package(
             name: "VouchClientTests",
             dependencies: [
                 "VouchClient",
+                "VouchDevelopmentIdentityProvider",
                 "VouchProtocol",
                 "VouchServer",
                 "VouchStore",
@@ -220,6 +235,7 @@ let package = Package(
         .testTarget(
             name: "VouchServerTests",
             dependencies: [
+                "VouchDevelopmentIdentityProvider",
                 "VouchServer",
                 "VouchStore",
                 "VouchStoreSQLite",

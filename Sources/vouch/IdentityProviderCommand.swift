@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import VouchProtocol
+import VouchDevelopmentIdentityProvider
 import VouchServer
 import VouchTokens
 

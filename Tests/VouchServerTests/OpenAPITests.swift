@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Testing
+import VouchDevelopmentIdentityProvider
 @testable import VouchServer
 import VouchStoreSQLite
 import VouchTokens

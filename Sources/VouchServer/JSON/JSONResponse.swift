@@ -7,10 +7,10 @@ import VouchTokens
 
 /// JSON bodies in the one spelling every answer uses: `application/json; charset=utf-8`,
 /// sorted keys (stable output for tests and diffs), slashes unescaped (ids are `layer:///…`).
-enum JSONResponse {
+package enum JSONResponse {
     static let contentType = "application/json; charset=utf-8"
 
-    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+    package static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let data: Data
         let finalStatus: HTTPResponse.Status
         if let encoded = try? encoder().encode(value) {

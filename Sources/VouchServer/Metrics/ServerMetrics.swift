@@ -19,15 +19,38 @@ public struct ServerMetrics: Sendable {
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
         ]
+        // Store operations are mostly well under a millisecond; their histogram starts lower.
+        factory.durationHistogramBuckets[Self.storeDurationLabel] = [
+            .microseconds(100), .microseconds(250), .microseconds(500),
+        ] + factory.defaultDurationHistogramBuckets
         self.factory = factory
     }
+
+    static let storeDurationLabel = "vouch_store_operation_duration_seconds"
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         Counter(label: "vouch_http_requests_total",
                 dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
             .increment()
         Timer(label: "vouch_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// One `Store` operation (by method name, a fixed set), with its duration whether it succeeded
+    /// or not, and the failure's kind when it threw (`StoreFailureKind`).
+    func recordStoreOperation(_ operation: String, duration: Duration, failure: StoreFailureKind?) {
+        Timer(label: Self.storeDurationLabel, dimensions: [("operation", operation)], factory: factory)
+            .recordNanoseconds(duration.nanoseconds)
+        if let failure {
+            Counter(label: "vouch_store_errors_total", dimensions: [("operation", operation), ("kind", failure.rawValue)],
+                    factory: factory)
+                .increment()
+        }
+    }
+
+    /// Sessions neither ended nor expired, across every app, as last counted by housekeeping.
+    func setLiveSessions(_ count: Int) {
+        Gauge(label: "vouch_live_sessions", factory: factory).record(count)
     }
 
     /// One `POST /sessions`: `accepted`, `rejected` (a token rule, `reason` is its §5.4 id) or
@@ -53,4 +76,8 @@ public struct ServerMetrics: Sendable {
     func exposition() -> [UInt8] {
         registry.emitToBuffer()
     }
+}
+
+private extension Duration {
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import VouchProtocol
+import VouchServer
 import VouchTokens
 
 /// The stand-in for an app's backend (PROTOCOL §6), for trying Vouch out: it mints a token for
@@ -64,7 +65,7 @@ public enum DevelopmentIdentityProvider {
 
     /// The provider's routes, apart from the application so that a test can compare them with
     /// the OpenAPI document's.
-    static func makeRouter(configuration: Configuration) -> Router<VouchRequestContext> {
+    package static func makeRouter(configuration: Configuration) -> Router<VouchRequestContext> {
         let router = Router(context: VouchRequestContext.self)
         let table = RouteTableBox()
         router.add(middleware: FailureMiddleware(routes: table))
