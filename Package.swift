@@ -234,6 +234,7 @@ let package = Package(
             dependencies: [
                 "VouchServer",
                 "VouchStore",
+                "VouchStoreConformance",
                 "VouchStoreSQLite",
                 "VouchStorePostgres",
                 "VouchTestSupport",
