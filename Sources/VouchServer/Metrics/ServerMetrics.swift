@@ -36,16 +36,19 @@ public struct ServerMetrics: Sendable {
             .recordNanoseconds(duration.nanoseconds)
     }
 
-    /// One `Store` operation (by method name, a fixed set), with its duration whether it succeeded
-    /// or not, and the failure's kind when it threw (`StoreFailureKind`).
-    func recordStoreOperation(_ operation: String, duration: Duration, failure: StoreFailureKind?) {
-        Timer(label: Self.storeDurationLabel, dimensions: [("operation", operation)], factory: factory)
-            .recordNanoseconds(duration.nanoseconds)
-        if let failure {
-            Counter(label: "vouch_store_errors_total", dimensions: [("operation", operation), ("kind", failure.rawValue)],
-                    factory: factory)
-                .increment()
-        }
+    /// One timer per store operation, made once: the store is called several times per request,
+    /// and making a handle looks it up in the registry (under its lock) every time.
+    func storeOperationTimers() -> [StoreOperation: Timer] {
+        Dictionary(uniqueKeysWithValues: StoreOperation.allCases.map { operation in
+            (operation, Timer(label: Self.storeDurationLabel, dimensions: [("operation", operation.rawValue)], factory: factory))
+        })
+    }
+
+    /// A store operation that threw, by the failure's kind (rare: the handle is made on demand).
+    func recordStoreFailure(_ operation: StoreOperation, kind: StoreFailureKind) {
+        Counter(label: "vouch_store_errors_total", dimensions: [("operation", operation.rawValue), ("kind", kind.rawValue)],
+                factory: factory)
+            .increment()
     }
 
     /// Sessions neither ended nor expired, across every app, as last counted by housekeeping.
@@ -78,6 +81,6 @@ public struct ServerMetrics: Sendable {
     }
 }
 
-private extension Duration {
+extension Duration {
     var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }
