@@ -238,6 +238,7 @@ let package = Package(
                 "VouchDevelopmentIdentityProvider",
                 "VouchServer",
                 "VouchStore",
+                "VouchStoreConformance",
                 "VouchStoreSQLite",
                 "VouchStorePostgres",
                 "VouchTestSupport",

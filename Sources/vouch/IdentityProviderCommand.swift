@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import VouchProtocol
 import VouchDevelopmentIdentityProvider
-import VouchServer
 import VouchTokens
 
 struct IdentityProviderCommand: AsyncParsableCommand {

@@ -53,6 +53,22 @@ struct MetricsTests {
         }
     }
 
+    @Test("the backend's own one-round-trip reads are the ones timed, not the protocol's fallbacks")
+    func combinedReadsForwarded() async throws {
+        try await LiveServer.run { server in
+            let session = try await Fixture.make(server).signedInSession()
+            #expect(try await server.request(.GET, "/users/me", headers: ["Authorization": "Bearer \(session)"]).status == 200)
+
+            let text = try await server.request(.GET, "/metrics").text
+            // A fallback would show as its parts (`session`, `user`, `serverNonceUsed`…) instead.
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="signInStanding"} 1"#), "\(text)")
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="createSession"} 1"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="sessionAndUser"} 1"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="session"} 0"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="user"} 0"#))
+        }
+    }
+
     @Test("live sessions: a gauge set by housekeeping on its interval, not per request")
     func liveSessions() async throws {
         try await LiveServer.run { server in
