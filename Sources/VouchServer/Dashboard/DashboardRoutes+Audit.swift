@@ -30,10 +30,18 @@ extension DashboardRoutes {
                     "actor": entry.entry.actor ?? "—", "action": entry.entry.action, "outcome": entry.entry.outcome,
                     "count": entry.entry.count,
                 ]
-                if let app = entry.entry.appID { row["appID"] = names[app].map { "\($0) (\(app.lowercased))" } ?? app.lowercased }
+                if let app = entry.entry.appID {
+                    row["appUUID"] = app.lowercased
+                    row["appName"] = names[app] ?? String(app.lowercased.prefix(8)) + "…"
+                    row["appLink"] = Self.auditLink(["app": app.lowercased], cursor: nil)
+                }
                 if let id = entry.entry.objectID {
                     row["objectID"] = id
                     row["objectType"] = entry.entry.objectType ?? ""
+                    // UUIDs are long and only their start tells them apart on a page; the link's
+                    // title and target carry the whole id.
+                    row["objectShort"] = LayerID.parseUUID(id) != nil ? String(id.prefix(8)) + "…" : id
+                    row["objectLink"] = Self.auditLink(["object": id], cursor: nil)
                 }
                 return row
             }

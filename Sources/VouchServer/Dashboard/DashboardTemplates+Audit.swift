@@ -15,15 +15,15 @@ extension DashboardTemplates {
         <button type="submit">Filter</button>
         </form>
         <section class="card">
-        <p class="muted">Newest first. Rejected sign-ins are counted per app and reason over a few seconds; the count column says how many.</p>
+        <p class="muted">Newest first. Rejected sign-ins are counted per app and reason over a few seconds; the count column says how many. An app or object links to its own entries.</p>
         {{#hasEntries}}
         <div class="table-wrap"><table id="audit-entries">
         <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">App</th><th scope="col">Object</th><th scope="col">Count</th></tr></thead>
         <tbody>
         {{#entries}}
-        <tr class="audit-{{kind}}"><td>{{at}}</td><td>{{actor}}</td><td><code>{{action}}</code></td><td class="outcome">{{outcome}}</td>
-        <td>{{#appID}}<code class="copy">{{appID}}</code>{{/appID}}</td>
-        <td>{{#objectID}}{{objectType}} <code class="copy">{{objectID}}</code>{{/objectID}}</td><td>{{count}}</td></tr>
+        <tr class="audit-{{kind}}"><td>{{at}}</td><td>{{actor}}</td><td class="nowrap">{{action}}</td><td class="outcome">{{outcome}}</td>
+        <td>{{#appName}}<a href="{{appLink}}" title="{{appUUID}}">{{appName}}</a>{{/appName}}</td>
+        <td>{{#objectID}}{{objectType}} <a href="{{objectLink}}" title="{{objectID}}"><code>{{objectShort}}</code></a>{{/objectID}}</td><td>{{count}}</td></tr>
         {{/entries}}
         </tbody>
         </table></div>
