@@ -117,12 +117,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The stand-in for an app's backend: it signs a token for any user it is asked for, so it
+        // is kept out of every library product (a production server never links it).
+        .target(
+            name: "VouchDevelopmentIdentityProvider",
+            dependencies: [
+                "VouchProtocol",
+                "VouchTokens",
+                "VouchServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "vouch",
             dependencies: [
                 "VouchProtocol",
                 "VouchTokens",
                 "VouchServer",
+                "VouchDevelopmentIdentityProvider",
                 "VouchStore",
                 "VouchStoreSQLite",
                 "VouchStorePostgres",
@@ -172,6 +186,7 @@ let package = Package(
             name: "VouchClientTests",
             dependencies: [
                 "VouchClient",
+                "VouchDevelopmentIdentityProvider",
                 "VouchProtocol",
                 "VouchServer",
                 "VouchStore",
@@ -219,6 +234,7 @@ let package = Package(
             dependencies: [
                 "VouchServer",
                 "VouchStore",
+                "VouchStoreConformance",
                 "VouchStoreSQLite",
                 "VouchStorePostgres",
                 "VouchTestSupport",

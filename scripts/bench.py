@@ -104,10 +104,31 @@ def database_cpu_since(before):
     return sum(value - before.get(pid, 0.0) for pid, value in database_cpu_seconds().items())
 
 
+PROFILE_DIR = None
+
+
+def start_profile(name, pids):
+    """With --profile: `perf record -e cpu-clock -g` on the server processes for one measurement."""
+    if PROFILE_DIR is None:
+        return None
+    slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    output = os.path.join(PROFILE_DIR, f"{slug}.perf.data")
+    return subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", output,
+                             "-p", ",".join(str(pid) for pid in pids)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profile(recorder):
+    if recorder is not None:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait(timeout=60)
+
+
 def measure(name, pids, targets, seconds, connections, with_database=False, **kwargs):
     """Runs one wrk per target at once, a target being a URL or a (URL, environment) pair, with the
     connections split between them; server CPU is summed over `pids`."""
     targets = [target if isinstance(target, tuple) else (target, None) for target in targets]
+    recorder = start_profile(name, pids)
     before = sum(cpu_seconds(pid) for pid in pids)
     database_before = database_cpu_seconds() if with_database else {}
     share = max(1, connections // len(targets))
@@ -118,6 +139,7 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
         if run.returncode != 0:
             sys.exit(f"wrk failed for {name}")
         parts.append(parse_wrk(output))
+    stop_profile(recorder)
     result = {"name": name}
     for key in ("requests", "non2xx"):
         result[key] = sum(part[key] for part in parts)
@@ -133,6 +155,71 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
     result["db_cpu_us"] = database_cpu_since(database_before) / max(served, 1) * 1e6 if with_database else None
     result["served_rps"] = served / seconds
     return result
+
+
+def resident_mb(pid):
+    """Resident set size of a process, from /proc/<pid>/status (VmRSS, in kB)."""
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def memory_run(arguments, vouch, bench):
+    """--memory: the server's resident memory across a million nonces and 200 000 sessions that
+    are created and then expire (issue 10's target: at most 50 MB of growth)."""
+    nonces_target, sessions_target = (20000, 2000) if arguments.smoke else (1_000_000, arguments.memory_sessions)
+    ttl = 30
+    scratch = tempfile.mkdtemp(prefix="vouch-bench-memory-")
+    admin = "benchmark-admin-token-0123456789"
+    server = None
+    try:
+        data = os.path.join(scratch, "data")
+        os.mkdir(data, 0o700)
+        port = free_port()
+        server = subprocess.Popen([vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0",
+                                   "--log-level", "error"], env=dict(os.environ, VOUCH_ADMIN_TOKEN=admin),
+                                  stdout=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        wait_for(base + "/health", server)
+        stages = [("started", resident_mb(server.pid))]
+        warm = measure("warm-up", [server.pid], [base + "/nonces"], 2, arguments.connections,
+                       script=os.path.join(HERE, "bench", "post_nonces.lua"))
+        stages.append((f"after {warm['served']} nonces (warm-up)", resident_mb(server.pid)))
+        issued = warm["served"]
+        while issued < nonces_target:
+            issued += measure("nonces", [server.pid], [base + "/nonces"], 10 if not arguments.smoke else 1,
+                              arguments.connections, script=os.path.join(HERE, "bench", "post_nonces.lua"))["served"]
+        stages.append((f"after {issued} nonces", resident_mb(server.pid)))
+        prepared = os.path.join(scratch, "prepared")
+        subprocess.run([bench, "prepare", "--server", base, "--admin-token", admin, "--count", str(sessions_target),
+                        "--out", prepared, "--session-ttl", str(ttl)], check=True)
+        stages.append((f"after minting {sessions_target} tokens (their nonces issued)", resident_mb(server.pid)))
+        # One run long enough for every token at 1 500 sign-ins a second; threads that run out send
+        # GET /health until the end, and the count says how many sessions there really were.
+        result = measure("sign-ins", [server.pid], [(base + "/sessions", {"SIGNINS": os.path.join(prepared, "signins.jsonl")})],
+                         max(2 if arguments.smoke else 10, sessions_target // 1500), arguments.connections,
+                         script=os.path.join(HERE, "bench", "signins.lua"))
+        created = result.get("created", 0)
+        stages.append((f"after {created} sessions created", resident_mb(server.pid)))
+        time.sleep(ttl + 2)
+        with open(os.path.join(prepared, "session.txt")) as handle:
+            session = handle.read().strip()
+        measure("expired sessions asked", [server.pid], [base + "/users/me"], 2, arguments.connections,
+                headers=[f"Authorization: Bearer {session}"])
+        stages.append((f"after every session expired ({ttl} s) and was asked for", resident_mb(server.pid)))
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    finally:
+        if server is not None and server.poll() is None:
+            server.kill()
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("== resident memory of vouch serve (VmRSS)")
+    baseline = stages[1][1]
+    for name, megabytes in stages:
+        print(f"{name:64} {megabytes:8.1f} MB  {megabytes - baseline:+8.1f} MB against the warm-up")
+    print(f"growth after the warm-up: {stages[-1][1] - baseline:+.1f} MB (target <= 50 MB)")
 
 
 def openssl_rsa_verify_per_second(seconds):
@@ -152,12 +239,26 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny counts: proves the benchmark runs, measures nothing")
     parser.add_argument("--database", help="run the servers on this database URL (PostgreSQL) instead of SQLite")
     parser.add_argument("--instances", type=int, default=1, help="vouch serve processes sharing --database")
+    parser.add_argument("--memory", action="store_true",
+                        help="instead of the usual run: resident memory across 1 million nonces and --memory-sessions "
+                             "sessions created and expired")
+    parser.add_argument("--memory-sessions", type=int, default=200_000)
+    parser.add_argument("--profile", metavar="DIR",
+                        help="record each HTTP measurement's server CPU with perf (-e cpu-clock -g) into DIR; "
+                             "its CPU figures then include perf's own overhead")
     arguments = parser.parse_args()
+    global PROFILE_DIR
+    if arguments.profile:
+        os.makedirs(arguments.profile, exist_ok=True)
+        PROFILE_DIR = os.path.abspath(arguments.profile)
     if arguments.smoke:
         arguments.seconds, arguments.signins, arguments.connections = 1, 300, 8
     vouch = os.path.join(arguments.bin, "vouch")
     bench = os.path.join(arguments.bin, "vouch-benchmark")
     seconds, connections = arguments.seconds, arguments.connections
+    if arguments.memory:
+        memory_run(arguments, vouch, bench)
+        return
 
     print("== machine")
     print(subprocess.run(["uname", "-srm"], capture_output=True, text=True).stdout.strip())

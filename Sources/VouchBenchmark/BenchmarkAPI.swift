@@ -16,8 +16,10 @@ struct BenchmarkAPI: Sendable {
     let base: String
     let admin: String
 
-    func setUp() async throws -> World {
-        let app = try await call(.POST, "/admin/apps", #"{"name":"bench"}"#, admin: true, expect: 201)
+    /// - Parameter sessionTTL: the app's session lifetime, when not the server's default.
+    func setUp(sessionTTL: Int? = nil) async throws -> World {
+        let appBody = sessionTTL.map { #"{"name":"bench","session_ttl_seconds":\#($0)}"# } ?? #"{"name":"bench"}"#
+        let app = try await call(.POST, "/admin/apps", appBody, admin: true, expect: 201)
         let provider = try await call(.POST, "/admin/providers", #"{"name":"bench"}"#, admin: true, expect: 201)
         let appID = try field(app, "id"), providerID = try field(provider, "id")
         let bare = { (id: String) in String(id.split(separator: "/").last ?? "") }

@@ -9,10 +9,12 @@ struct SignInPreparation {
     let api: BenchmarkAPI
     let count: Int
     let directory: URL
+    /// The app's session lifetime (`--session-ttl`), when not the server's default.
+    var sessionTTL: Int? = nil
 
     func run() async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let world = try await api.setUp()
+        let world = try await api.setUp(sessionTTL: sessionTTL)
         let session = try await api.signIn(world)
         try Data(session.utf8).write(to: directory.appendingPathComponent("session.txt"))
 

@@ -6,7 +6,7 @@ import Foundation
 ///                                           in-process token verification against the raw primitives
 ///                                           (--only: the measurements whose name contains NAME, to profile one)
 ///     vouch-benchmark bare --port PORT      the floor: a bare Hummingbird app answering POST /nonces
-///     vouch-benchmark prepare --server URL --admin-token TOKEN --count N --out DIR
+///     vouch-benchmark prepare --server URL --admin-token TOKEN --count N --out DIR [--session-ttl S]
 ///                                           an app, a provider and a key on a running `vouch serve`,
 ///                                           N distinct sign-in bodies (one per nonce) for wrk, and
 ///                                           one session token for GET /users/me
@@ -31,7 +31,8 @@ struct VouchBenchmark {
                     throw BenchmarkError("prepare needs --server URL --admin-token TOKEN --count N --out DIR")
                 }
                 try await SignInPreparation(api: BenchmarkAPI(base: server, admin: admin), count: count,
-                                            directory: URL(fileURLWithPath: out)).run()
+                                            directory: URL(fileURLWithPath: out),
+                                            sessionTTL: try option("--session-ttl", in: arguments).flatMap(Int.init)).run()
             default:
                 throw BenchmarkError("unknown command \(command); use tokens, bare or prepare")
             }

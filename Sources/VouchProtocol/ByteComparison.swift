@@ -37,7 +37,9 @@ extension StringProtocol {
             guard mine.count >= theirs.count, UnsafeBufferPointer(rebasing: mine[..<theirs.count]).elementsEqual(theirs) else {
                 return .some(nil)
             }
-            return .some(String(validating: UnsafeBufferPointer(rebasing: mine[theirs.count...]), as: UTF8.self))
+            // Valid UTF-8 less a prefix that is itself whole characters is valid UTF-8: decoding
+            // cannot repair anything here, and skips the generic validation.
+            return .some(String(decoding: UnsafeBufferPointer(rebasing: mine[theirs.count...]), as: UTF8.self))
         }) {
             return answer ?? nil
         }

@@ -16,7 +16,28 @@ public enum LayerID {
 
     /// The identity URI of a user id, percent-escaped so that any UTF-8 user id yields one valid URI.
     public static func identity(_ userID: String) -> String {
-        identityPrefix + (userID.addingPercentEncoding(withAllowedCharacters: unreservedCharacters) ?? userID)
+        identityPrefix + percentEscaped(userID)
+    }
+
+    /// Every UTF-8 byte outside RFC 3986's unreserved characters as `%XX` (upper-case hex), as
+    /// Foundation's `addingPercentEncoding(withAllowedCharacters:)` writes it with the unreserved
+    /// set, but by bytes (a test holds the two equal).
+    static func percentEscaped(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                output.append(byte)
+            default:
+                output.append(UInt8(ascii: "%"))
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Parses `layer:///apps/<uuid>` or a bare UUID.
@@ -35,10 +56,6 @@ public enum LayerID {
         if let rest = text.bytesDroppingPrefix(prefix) { return parseUUID(rest) }
         return parseUUID(text)
     }
-
-    /// RFC 3986 unreserved characters: everything else in a user id is percent-escaped.
-    static let unreservedCharacters = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 extension UUID {

@@ -3,11 +3,12 @@ import HTTPTypes
 import Hummingbird
 import VouchProtocol
 
-/// An error answer of PROTOCOL §2, thrown by handlers and rendered by `ErrorMiddleware`.
+/// An error answer of PROTOCOL §2, thrown by handlers; it renders itself (`HTTPResponseError`).
 ///
 /// Handlers never build error responses by hand: they throw one of these, so every error body
-/// has the same shape, code and status whatever route produced it.
-public struct APIError: Error, Sendable {
+/// has the same shape, code and status whatever route produced it. `ErrorMiddleware` only turns
+/// errors of other types (the store's, Hummingbird's, the connection's) into one of these.
+public struct APIError: HTTPResponseError, Sendable {
     public var body: ErrorBody
     public var headers: HTTPFields
 
@@ -48,7 +49,9 @@ public struct APIError: Error, Sendable {
         return APIError(.invalidProperty, rejection.message, data: data)
     }
 
-    func response() -> Response {
+    /// The PROTOCOL §2 body with this error's status and extra headers (`Allow`, `Retry-After`,
+    /// `WWW-Authenticate`…).
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = JSONResponse.make(body, status: status)
         for field in headers { response.headers.append(field) }
         return response

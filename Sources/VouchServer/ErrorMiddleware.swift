@@ -6,10 +6,11 @@ import NIOHTTP1
 import VouchProtocol
 import VouchStore
 
-/// Turns every error into a PROTOCOL §2 body, so that no route, and no input, can produce a
+/// Makes every error answer a PROTOCOL §2 body, so that no route, and no input, can produce a
 /// response of another shape, a stack trace, or a crash-and-close.
 ///
-/// What reaches clients is fixed text; the underlying error goes to the log by type only (error
+/// `APIError` renders itself; this middleware only translates every other error into one. What
+/// reaches clients is fixed text; the underlying error goes to the log by type only (error
 /// descriptions can quote input, and input can be a token).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = VouchRequestContext
@@ -19,27 +20,35 @@ struct ErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            return error.response()
-        } catch let error as StoreError {
-            return Self.apiError(for: error, logger: context.logger).response()
-        } catch let error as HTTPError {
-            return translate(error, request: request).response()
-        } catch is HTTPParserError {
+        } catch {
+            return try apiError(for: error, request: request, logger: context.logger).response(from: request, context: context)
+        }
+    }
+
+    private func apiError(for error: any Error, request: Request, logger: Logger) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as StoreError:
+            return Self.apiError(for: error, logger: logger)
+        case let error as any HTTPResponseError:
+            // Hummingbird's own (no route, body too large…): its plain-text body, reshaped.
+            return translate(error.status, request: request)
+        case is HTTPParserError:
             // A body whose framing is broken (a bad chunk size, a chunk longer than announced):
             // the client's fault. The connection closes after this answer (`ConnectionGuard`).
-            context.logger.debug("malformed request body framing")
-            return APIError(.invalidRequest, "The request body is not valid HTTP/1.1 (malformed chunked encoding).").response()
-        } catch let error where Self.isConnectionFailure(error) {
+            logger.debug("malformed request body framing")
+            return APIError(.invalidRequest, "The request body is not valid HTTP/1.1 (malformed chunked encoding).")
+        case let error where Self.isConnectionFailure(error):
             // The client went away or the connection was closed by a timeout while the body was
             // being read: nobody is left to answer, and it is not a server fault.
-            context.logger.debug("connection ended while reading the request", metadata: ["error_type": "\(type(of: error))"])
-            return APIError(.invalidRequest, "The request did not arrive completely.").response()
-        } catch is CancellationError {
-            return APIError.storeUnavailable.response()
-        } catch {
-            context.logger.error("unhandled error", metadata: ["error_type": "\(type(of: error))"])
-            return APIError.internalError.response()
+            logger.debug("connection ended while reading the request", metadata: ["error_type": "\(type(of: error))"])
+            return APIError(.invalidRequest, "The request did not arrive completely.")
+        case is CancellationError:
+            return APIError.storeUnavailable
+        default:
+            logger.error("unhandled error", metadata: ["error_type": "\(type(of: error))"])
+            return APIError.internalError
         }
     }
 
@@ -66,8 +75,8 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
-    private func translate(_ error: HTTPError, request: Request) -> APIError {
-        switch error.status.code {
+    private func translate(_ status: HTTPResponse.Status, request: Request) -> APIError {
+        switch status.code {
         case 404:
             let allowed = routes.methods(forPath: request.uri.path)
             guard !allowed.isEmpty else { return APIError(.notFound, "No such route.") }

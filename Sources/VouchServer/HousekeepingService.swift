@@ -3,7 +3,8 @@ import ServiceLifecycle
 import VouchStore
 
 /// Purges expired rows in the background, so used nonces and replay entries never outgrow the
-/// ten minutes (or the token lifetime) they matter for.
+/// ten minutes (or the token lifetime) they matter for; and counts the live sessions for the
+/// `vouch_live_sessions` gauge on the same interval (one COUNT, never per request).
 ///
 /// It holds only what it needs: ServiceLifecycle logs every service by printing it, so a service
 /// must never carry a secret (the whole configuration holds the admin token).
@@ -15,6 +16,7 @@ struct HousekeepingService: Service, CustomStringConvertible {
     let auditRetentionSeconds: Int64
     let clocks: ServerClocks
     let logger: Logger
+    let metrics: ServerMetrics
 
     var description: String { "HousekeepingService(every \(purgeIntervalSeconds) s)" }
 
@@ -31,7 +33,21 @@ struct HousekeepingService: Service, CustomStringConvertible {
         }
     }
 
+    /// Sets the live-sessions gauge; on failure the gauge keeps its last value (the store error
+    /// is counted by `InstrumentedStore`).
+    func countLiveSessions() async {
+        do {
+            metrics.setLiveSessions(try await store.liveSessionCount(now: clocks.now()))
+        } catch {
+            logger.warning("counting live sessions failed; will retry", metadata: ["error_type": "\(type(of: error))"])
+        }
+    }
+
     func run() async throws {
-        await Periodically.run(every: purgeIntervalSeconds, sleep: clocks.sleep) { await purgeOnce() }
+        await countLiveSessions()
+        await Periodically.run(every: purgeIntervalSeconds, sleep: clocks.sleep) {
+            await purgeOnce()
+            await countLiveSessions()
+        }
     }
 }

@@ -40,7 +40,7 @@ struct NonceIssuer: Sendable {
         withUnsafeBytes(of: UInt64(bitPattern: expiresAt).bigEndian) { payload.append(contentsOf: $0) }
         if let appID { withUnsafeBytes(of: appID.uuid) { payload.append(contentsOf: $0) } }
         let tag = key.code(payload)
-        return (Base64URL.encode(payload + Array(tag)), expiresAt)
+        return (Base64URL.encode(payload + tag), expiresAt)
     }
 
     /// What a genuine nonce proves about itself: its expiry, the app it admits (any when `nil`),

@@ -13,17 +13,24 @@ import VouchTokens
 /// (no byte-order mark, no UTF-16 guessed from the bytes), no duplicate member names (which
 /// parsers disagree on: the first wins here, the last in Python and JavaScript), and numbers
 /// only as integer literals. Only a body that passes is decoded into its type.
-enum RequestBodyReader {
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T {
+package enum RequestBodyReader {
+    /// One decoder for every body: it has no settings, and may be used from several tasks at once.
+    private static let decoder = JSONDecoder()
+
+    package static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         try decode(type, bytes: try await collect(request), request: request)
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, bytes: [UInt8], request: Request) throws -> T {
         try checkContentType(request)
         guard !bytes.isEmpty else { throw APIError(.invalidRequest, "A JSON object body is required.") }
-        try checkStrictly(bytes)
+        let object = try checkStrictly(bytes)
+        // The hot bodies are read from the object just parsed rather than parsed a second time.
+        if let objectType = T.self as? any JSONObjectDecodable.Type {
+            return try objectType.init(jsonObject: object) as! T
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(bytes))
+            return try decoder.decode(T.self, from: Data(bytes))
         } catch let DecodingError.typeMismatch(_, context) {
             throw wrongType(context)
         } catch let DecodingError.valueNotFound(_, context) {
@@ -36,7 +43,7 @@ enum RequestBodyReader {
     }
 
     /// The same for a route whose body is optional: `nil` when there is none.
-    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: VouchRequestContext) async throws -> T? {
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T? {
         let bytes = try await collect(request)
         guard !bytes.isEmpty else { return nil }
         return try decode(type, bytes: bytes, request: request)
@@ -56,7 +63,8 @@ enum RequestBodyReader {
     }
 
     /// The body must be one JSON object as RFC 8259 says it should be exchanged, with integer numbers.
-    static func checkStrictly(_ bytes: [UInt8]) throws {
+    @discardableResult
+    static func checkStrictly(_ bytes: [UInt8]) throws -> [String: JSONValue] {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             throw APIError(.invalidRequest, "The body starts with a byte-order mark; send UTF-8 JSON without one.")
         }
@@ -72,9 +80,21 @@ enum RequestBodyReader {
         } catch {
             throw APIError(.invalidRequest, "The body is not a valid JSON object.")
         }
-        if let property = firstNonInteger(in: .object(object), path: "") {
+        if hasNonInteger(.object(object)), let property = firstNonInteger(in: .object(object), path: "") {
             throw APIError.invalidProperty(
                 property, "The property `\(property)` must be an integer, written without a fraction or an exponent.")
+        }
+        return object
+    }
+
+    /// Whether any number is written with a fraction or an exponent (no paths, no sorting: the
+    /// common answer is no).
+    private static func hasNonInteger(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let number): !number.isIntegerLiteral
+        case .object(let members): members.values.contains(where: hasNonInteger)
+        case .array(let elements): elements.contains(where: hasNonInteger)
+        default: false
         }
     }
 
@@ -105,16 +125,26 @@ enum RequestBodyReader {
         guard let value = request.headers[.contentType] else {
             throw APIError(.invalidRequest, "Content-Type must be application/json.")
         }
-        let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let parts = value.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(asciiLowercasedTrimmed)
         guard parts.first == "application/json" else {
             throw APIError(.invalidRequest, "Content-Type must be application/json.")
         }
-        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
-            let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            guard charset == "utf-8" || charset == "utf8" else {
+        for parameter in parts.dropFirst() {
+            guard let charset = parameter.bytesDroppingPrefix("charset=") else { continue }
+            let unquoted = charset.count >= 2 && charset.hasPrefix("\"") && charset.hasSuffix("\"")
+                ? String(charset.dropFirst().dropLast()) : charset
+            guard unquoted == "utf-8" || unquoted == "utf8" else {
                 throw APIError(.invalidRequest, "Only the UTF-8 charset is accepted.")
             }
         }
+    }
+
+    /// A header fragment without the spaces and tabs around it, with ASCII letters in lower case.
+    private static func asciiLowercasedTrimmed(_ bytes: Substring.UTF8View.SubSequence) -> String {
+        var part = bytes
+        while let first = part.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { part = part.dropFirst() }
+        while let last = part.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { part = part.dropLast() }
+        return String(decoding: part.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
     private static func wrongType(_ context: DecodingError.Context) -> APIError {

@@ -5,7 +5,10 @@ import Foundation
 enum SessionCredentials {
     static func token(fromAuthorization header: String?) -> String? {
         guard let header, header.utf8.count <= RequestLimits.maximumSessionTokenLength + 64 else { return nil }
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        // Optional white space around a field value is spaces and tabs (RFC 9110 §5.5).
+        var trimmed = Substring(header)
+        while let first = trimmed.utf8.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { trimmed = trimmed.dropFirst() }
+        while let last = trimmed.utf8.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { trimmed = trimmed.dropLast() }
         let token: Substring
         if let rest = trimmed.dropPrefix(caseInsensitive: "Bearer ") {
             token = rest.drop { $0 == " " }
@@ -25,8 +28,17 @@ enum SessionCredentials {
 }
 
 extension StringProtocol {
+    /// The rest after an ASCII `prefix` matched without regard to ASCII case (the scheme and
+    /// parameter names of an `Authorization` header are case-insensitive ASCII).
     func dropPrefix(caseInsensitive prefix: String) -> SubSequence? {
-        guard count >= prefix.count, self.prefix(prefix.count).lowercased() == prefix.lowercased() else { return nil }
-        return dropFirst(prefix.count)
+        func lower(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+        }
+        var index = utf8.startIndex
+        for expected in prefix.utf8 {
+            guard index != utf8.endIndex, lower(utf8[index]) == lower(expected) else { return nil }
+            index = utf8.index(after: index)
+        }
+        return self[index...]
     }
 }

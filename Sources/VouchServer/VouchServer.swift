@@ -13,11 +13,13 @@ public enum VouchServer {
     ///   - onServerRunning: called with the bound port once the server listens (port 0 picks one).
     public static func makeApplication(
         configuration: ServerConfiguration,
-        store: any Store,
+        store backend: any Store,
         logger: Logger,
         clocks: ServerClocks = .system,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
+        let metrics = ServerMetrics()
+        let store = InstrumentedStore(base: backend, metrics: metrics)
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
@@ -25,7 +27,6 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // error middleware consults the route table, which is filled in below (it is a class).
         let table = RouteTableBox()
-        let metrics = ServerMetrics()
         let rejections = SignInRejectionLog(metrics: metrics)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: RequestLogMiddleware())
@@ -40,11 +41,10 @@ public enum VouchServer {
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
         let adminToken = AdminToken(configuration.adminToken)
-        let adminArea = AdminArea.group(on: router, adminToken: adminToken)
-            .add(middleware: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal })
-        AdminRoutes(store: store, authenticator: authenticator, clock: clocks.now)
-            .register(RouteRegistrar(router: adminArea, table: table))
-        AuditRoutes(store: store, rejections: rejections).register(RouteRegistrar(router: adminArea, table: table))
+        AdminArea.register(
+            AdminAPI(store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now).collections,
+            on: routes, adminToken: adminToken,
+            middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
         DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
                         sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
                         signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
@@ -61,7 +61,8 @@ public enum VouchServer {
         app.addServices(HousekeepingService(
             store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
             expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
-            auditRetentionSeconds: configuration.auditRetentionDays.clamped(to: ServerConfiguration.auditRetentionDaysRange) * 86_400, clocks: clocks, logger: logger))
+            auditRetentionSeconds: configuration.auditRetentionDays.clamped(to: ServerConfiguration.auditRetentionDaysRange) * 86_400, clocks: clocks, logger: logger,
+            metrics: metrics))
         app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: max(1, configuration.auditFlushIntervalSeconds),
                                           logger: logger))
         return app

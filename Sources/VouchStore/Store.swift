@@ -108,6 +108,9 @@ public protocol Store: Sendable {
     /// more than `sessionGraceSeconds` ago. Returns how many rows went.
     @discardableResult
     func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int
+    /// Sessions of every app that are neither ended nor expired at `now`: one COUNT for the
+    /// live-sessions gauge, read by housekeeping on its interval, never per request.
+    func liveSessionCount(now: Int64) async throws -> Int
     /// Cheap round trip for `GET /health`.
     func ping() async throws
     /// Releases the database; the store must not be used afterwards.

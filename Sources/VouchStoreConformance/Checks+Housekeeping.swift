@@ -60,6 +60,26 @@ extension StoreConformance {
         }
     }
 
+    func liveSessionCount() async throws {
+        try await withStore { store in
+            #expect(try await store.liveSessionCount(now: t0) == 0)
+            let first = try await store.addApp(), second = try await store.addApp()
+            _ = try await store.createSession(newSession(app: first.id, user: "a", expiresAt: t0 + 100))
+            _ = try await store.createSession(newSession(app: first.id, user: "b", expiresAt: t0 + 200))
+            _ = try await store.createSession(newSession(app: second.id, user: "a", expiresAt: t0 + 300))
+            let revoked = newSession(app: second.id, user: "c", expiresAt: t0 + 400)
+            _ = try await store.createSession(revoked)
+            try await store.revokeSession(tokenHash: revoked.tokenHash, now: t0 + 1)
+            _ = try await store.createSession(newSession(app: second.id, user: "d", expiresAt: t0 + 400))
+            _ = try await store.setSuspended(appID: second.id, userID: "d", suspended: true, now: t0 + 1)
+
+            #expect(try await store.liveSessionCount(now: t0 + 1) == 3)
+            #expect(try await store.liveSessionCount(now: t0 + 100) == 2)
+            #expect(try await store.liveSessionCount(now: t0 + 299) == 1)
+            #expect(try await store.liveSessionCount(now: t0 + 300) == 0)
+        }
+    }
+
     func secretFirstValueWins() async throws {
         try await withStore { store in
             let first = randomBytes()

@@ -70,6 +70,7 @@ public struct StoreConformance: Sendable {
     static let housekeepingChecks: [Check] = [
         Check(name: "purgeExpired: removes exactly the expired rows") { try await $0.purgeExpired() },
         Check(name: "secret(named:orInsert:): the first value wins forever") { try await $0.secretFirstValueWins() },
+        Check(name: "liveSessionCount: every app's sessions, neither ended nor expired") { try await $0.liveSessionCount() },
         Check(name: "ping answers") { try await $0.ping() },
     ]
 

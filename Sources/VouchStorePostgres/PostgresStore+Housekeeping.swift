@@ -4,6 +4,14 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
+    public func liveSessionCount(now: Int64) async throws -> Int {
+        try await single("liveSessionCount") { db in
+            let rows = try await db.rows("SELECT COUNT(*)::bigint AS n FROM sessions WHERE ended_at IS NULL AND expires_at > \(now)")
+            guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
+            return Int(try PostgresRecordRow(row).int64("n"))
+        }
+    }
+
     /// An INSERT … ON CONFLICT DO NOTHING then a SELECT: a concurrent first insert makes this one
     /// wait and then do nothing, and the SELECT (a new snapshot under READ COMMITTED) reads the
     /// value that won, on every instance.

@@ -4,6 +4,14 @@ import VouchStore
 
 
 extension SQLiteStore {
+    public func liveSessionCount(now: Int64) async throws -> Int {
+        try await exclusive("liveSessionCount") { db in
+            let rows = try db.rows("SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NULL AND expires_at > ?", [.int64(now)])
+            guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
+            return Int(try row.int64("n"))
+        }
+    }
+
     /// Only rows strictly past their expiry go: a nonce still counts as used during its
     /// `expiresAt` second (as `registrationNonceSeen` says), and a session stays readable for
     /// `sessionGraceSeconds` after expiry so the server can still answer "expired" for it.

@@ -40,23 +40,34 @@ struct HeaderRules {
         }
     }
 
-    let header: [String: JSONValue]
     let parameters: [Parameter]
     /// Required parameters whose value is checked elsewhere (`kid`).
     let otherRequired: [String]
+    /// Every name looked at, in rule order, and which of them are required: worked out once per
+    /// profile rather than per token.
+    private let names: [String]
+    private let required: [Bool]
 
-    func check(_ findings: inout Findings) throws(Findings.Stop) {
-        let required = parameters.filter(\.required).map(\.name) + otherRequired
-        for name in required where header[name] == nil {
-            try findings.add(.headerParamNotFound, param: name)
+    init(parameters: [Parameter], otherRequired: [String]) {
+        self.parameters = parameters
+        self.otherRequired = otherRequired
+        names = parameters.map(\.name) + otherRequired
+        required = parameters.map(\.required) + otherRequired.map { _ in true }
+    }
+
+    func check(_ header: [String: JSONValue], _ findings: inout Findings) throws(Findings.Stop) {
+        // One look-up per name; the three passes read these.
+        let values = names.map { header[$0] }
+        for index in names.indices where required[index] && values[index] == nil {
+            try findings.add(.headerParamNotFound, param: names[index])
         }
-        for name in parameters.map(\.name) + otherRequired {
-            if let value = header[name], value.stringValue == nil {
-                try findings.add(.headerParamWrongType, param: name)
+        for index in names.indices {
+            if let value = values[index], value.stringValue == nil {
+                try findings.add(.headerParamWrongType, param: names[index])
             }
         }
-        for parameter in parameters {
-            if let value = header[parameter.name]?.stringValue, !parameter.accepts(value) {
+        for (index, parameter) in parameters.enumerated() {
+            if let value = values[index]?.stringValue, !parameter.accepts(value) {
                 try findings.add(.headerParamWrongValue, param: parameter.name,
                                  hint: "`\(parameter.name)` must be \(parameter.expectation)")
             }

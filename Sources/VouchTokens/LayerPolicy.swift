@@ -22,11 +22,7 @@ struct LayerPolicy {
 
     func evaluate(context: some VerificationContext, findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
         // #5–#7
-        try HeaderRules(header: jws.header, parameters: [
-            .init(name: "typ", comparison: .mediaType(Self.tokenType), required: true),
-            .init(name: "alg", expected: "RS256", required: true),
-            .init(name: "cty", expected: Self.contentType, required: true),
-        ], otherRequired: ["kid"]).check(&findings)
+        try Self.headerRules.check(jws.header, &findings)
 
         // #8–#11: the key named in `kid`.
         var key: LayerVerificationKey?
@@ -112,6 +108,12 @@ struct LayerPolicy {
                              identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil,
                              serverNonceUse: standing.serverNonceUse)
     }
+
+    static let headerRules = HeaderRules(parameters: [
+        .init(name: "typ", comparison: .mediaType(tokenType), required: true),
+        .init(name: "alg", expected: "RS256", required: true),
+        .init(name: "cty", expected: contentType, required: true),
+    ], otherRequired: ["kid"])
 
     static let claimRules: [ClaimRules.Rule] = [
         .init(name: "iss", kind: .string, required: true),

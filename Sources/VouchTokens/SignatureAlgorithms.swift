@@ -37,6 +37,6 @@ public enum HS256 {
     }
 
     public static func sign(_ message: [UInt8], key: SymmetricKey) -> [UInt8] {
-        Array(KeyedHMAC(key: key).code(message))
+        KeyedHMAC(key: key).code(message)
     }
 }

@@ -22,10 +22,7 @@ struct SinchPolicy {
 
     func evaluate(context: some VerificationContext, findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
         // #5–#7 (`typ` is optional here, but must name a JWT when present)
-        try HeaderRules(header: jws.header, parameters: [
-            .init(name: "alg", expected: "HS256", required: true),
-            .init(name: "typ", comparison: .mediaType(MediaTypeRule(accepted: ["JWT"])), required: false),
-        ], otherRequired: ["kid"]).check(&findings)
+        try Self.headerRules.check(jws.header, &findings)
 
         // #8: the profile was chosen because `kid` starts with `hkdfv1-`; the rest must be a date.
         let kidDate = jws.header["kid"]?.stringValue.flatMap(SinchSigningKey.date(fromKID:))
@@ -85,6 +82,11 @@ struct SinchPolicy {
                              serverNonceUse: nil)
     }
 
+    static let headerRules = HeaderRules(parameters: [
+        .init(name: "alg", expected: "HS256", required: true),
+        .init(name: "typ", comparison: .mediaType(MediaTypeRule(accepted: ["JWT"])), required: false),
+    ], otherRequired: ["kid"])
+
     static let claimRules: [ClaimRules.Rule] = [
         .init(name: "iss", kind: .string, required: true),
         .init(name: "sub", kind: .string, required: true),
@@ -122,7 +124,7 @@ struct SinchPolicy {
     private func userID(rules: ClaimRules, usable: UsableClaims, _ findings: inout Findings) throws(Findings.Stop) -> String? {
         guard usable.contains("sub"), usable.contains("iss"), let subject = rules.string("sub"),
               let issuer = rules.string("iss") else { return nil }
-        guard let userID = subject.bytesDroppingPrefix(issuer + "/users/") else {
+        guard let userID = subject.bytesDroppingPrefix(issuer)?.bytesDroppingPrefix("/users/") else {
             try findings.add(.claimWrongValue, claim: "sub", hint: "`sub` must be `iss` followed by `/users/<user id>`")
             return nil
         }

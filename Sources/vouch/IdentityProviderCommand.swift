@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import VouchProtocol
-import VouchServer
+import VouchDevelopmentIdentityProvider
 import VouchTokens
 
 struct IdentityProviderCommand: AsyncParsableCommand {

@@ -155,6 +155,17 @@ struct MessageShapeTests {
         #expect(decoded == Identity(userID: "x"))
     }
 
+    @Test("identity URIs escape by bytes exactly as Foundation's addingPercentEncoding does")
+    func identityEscapingAgreesWithFoundation() {
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        var samples = (0..<0x80).compactMap(Unicode.Scalar.init).map { "x\(Character($0))y" }
+        samples += ["", "é", "中文", "👩‍💻", "a b/c?d#e%f", "\u{FEFF}\u{2028}", "Ω≈ç√∫"]
+        for sample in samples {
+            let foundation = sample.addingPercentEncoding(withAllowedCharacters: unreserved)
+            #expect(LayerID.identity(sample) == "layer:///identities/" + (foundation ?? "?"), "\(sample.debugDescription)")
+        }
+    }
+
     @Test("identity URIs percent-escape everything but RFC 3986 unreserved characters")
     func identityEscaping() {
         #expect(LayerID.identity("Az09-._~") == "layer:///identities/Az09-._~")

@@ -12,10 +12,11 @@ struct AdminAreaTests {
         let router = Router(context: VouchRequestContext.self)
         let table = RouteTableBox()
         router.add(middleware: ErrorMiddleware(routes: table))
-        let group = AdminArea.group(on: router, adminToken: AdminToken("the-admin-token"))
-        RouteRegistrar(router: group, table: table).on(.get, "/admin/added-later") { _, context in
-            Response(status: .ok, body: .init(byteBuffer: .init(string: "\(context.adminPrincipal == .adminToken)")))
+        let addedLater = RouteCollection(context: AdminContext.self)
+        addedLater.get("/added-later") { _, context in
+            Response(status: .ok, body: .init(byteBuffer: .init(string: "\(context.principal == .adminToken)")))
         }
+        AdminArea.register([addedLater], on: RouteRegistrar(router: router, table: table), adminToken: AdminToken("the-admin-token"))
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             for authorization in [nil, "Bearer wrong", "the-admin-token", "Basic the-admin-token"] {
@@ -31,5 +32,36 @@ struct AdminAreaTests {
                 #expect(String(buffer: response.body) == "true")
             }
         }
+    }
+
+    @Test("an admin context cannot be made for a request the admin middleware did not authenticate")
+    func adminContextNeedsPrincipal() async throws {
+        let router = Router(context: VouchRequestContext.self)
+        let table = RouteTableBox()
+        router.add(middleware: ErrorMiddleware(routes: table))
+        // Wired wrongly on purpose: the admin context without the admin area's middleware.
+        RouteRegistrar(router: router.group(context: AdminContext.self), table: table).on(.get, "/admin/miswired") { _, _ in
+            Response(status: .ok)
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/admin/miswired", method: .get, headers: [.authorization: "Bearer anything"]) { response in
+                #expect(response.status == .forbidden)
+                #expect(String(buffer: response.body).contains("\"access_denied\""))
+            }
+        }
+    }
+
+    @Test("the admin collections' routes are in the route table: a wrong method is 405 with Allow")
+    func collectionsAreRecorded() async throws {
+        let table = RouteTableBox()
+        let routes = RouteCollection(context: AdminContext.self)
+        routes.get("/things/:thing") { _, _ in Response(status: .ok) }
+        routes.patch("/things/:thing") { _, _ in Response(status: .ok) }
+        AdminArea.register([routes], on: RouteRegistrar(router: Router(context: VouchRequestContext.self), table: table),
+                           adminToken: AdminToken("t"))
+        #expect(table.methods(forPath: "/admin/things/42") == [.get, .patch])
+        #expect(table.methods(forPath: "/admin/things").isEmpty)
+        #expect(table.methods(forPath: "/things/42").isEmpty)
     }
 }

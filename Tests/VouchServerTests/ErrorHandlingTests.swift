@@ -57,12 +57,26 @@ struct ErrorHandlingTests {
                 #expect(answer.json["id"] as? String == "invalid_request")
                 #expect(answer.json["code"] as? Int == 10)
             }
-            for contentType in ["text/plain", "application/json; charset=latin1", "application/jsonx"] {
+            for contentType in ["text/plain", "application/json; charset=latin1", "application/jsonx",
+                                "application/json; charset=\"utf-8", "application/json, text/plain"] {
                 let answer = try await server.request(.POST, "/sessions", body: "{}", contentType: contentType)
                 #expect(answer.status == 400, "\(contentType)")
             }
-            #expect(try await server.request(.POST, "/sessions", body: #"{"identity_token":"x","app_id":"y"}"#,
-                                             contentType: "application/json; charset=UTF-8").status == 403)
+            for contentType in ["application/json; charset=UTF-8", "Application/JSON", " application/json ;\tcharset=\"utf8\" ",
+                                "application/json; foo=bar"] {
+                #expect(try await server.request(.POST, "/sessions", body: #"{"identity_token":"x","app_id":"y"}"#,
+                                                 contentType: contentType).status == 403, "\(contentType)")
+            }
+            // Wrong types of the other member, of `null` (as absent) and of the nonce body.
+            let wrongApp = try await server.request(.POST, "/sessions", body: #"{"identity_token":"x","app_id":["y"]}"#)
+            #expect(wrongApp.status == 422)
+            #expect(wrongApp.data["property"] as? String == "app_id")
+            let nullToken = try await server.request(.POST, "/sessions", body: #"{"identity_token":null,"app_id":"y"}"#)
+            #expect(nullToken.status == 422)
+            #expect(nullToken.json["id"] as? String == "missing_property")
+            let wrongNonceApp = try await server.request(.POST, "/nonces", body: #"{"app_id":false}"#)
+            #expect(wrongNonceApp.status == 422)
+            #expect(wrongNonceApp.data["property"] as? String == "app_id")
             let wrongType = try await server.request(.POST, "/sessions", body: #"{"identity_token":7,"app_id":"y"}"#)
             #expect(wrongType.status == 422)
             #expect(wrongType.data["property"] as? String == "identity_token")

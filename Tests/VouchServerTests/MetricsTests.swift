@@ -35,4 +35,59 @@ struct MetricsTests {
             #expect(!text.contains(app.id.lowercased))
         }
     }
+
+    @Test("every store operation is timed by operation, and its failures counted by operation and kind")
+    func storeOperations() async throws {
+        try await LiveServer.run { server in
+            #expect(try await server.request(.GET, "/admin/apps", admin: true).status == 200)
+            #expect(try await server.request(.GET, "/admin/apps", admin: true).status == 200)
+            let unknown = "/admin/providers/\(UUID().lowercased)/apps/\(UUID().lowercased)"
+            #expect(try await server.request(.PUT, unknown, admin: true).status == 404)
+
+            let text = try await server.request(.GET, "/metrics").text
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="apps"} 2"#), "\(text)")
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_bucket{operation="apps",le="0.000"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="bindProvider"} 1"#))
+            #expect(text.contains(#"vouch_store_errors_total{operation="bindProvider",kind="not_found"} 1"#))
+            #expect(!text.contains(#"vouch_store_errors_total{operation="apps""#))
+        }
+    }
+
+    @Test("the backend's own one-round-trip reads are the ones timed, not the protocol's fallbacks")
+    func combinedReadsForwarded() async throws {
+        try await LiveServer.run { server in
+            let session = try await Fixture.make(server).signedInSession()
+            #expect(try await server.request(.GET, "/users/me", headers: ["Authorization": "Bearer \(session)"]).status == 200)
+
+            let text = try await server.request(.GET, "/metrics").text
+            // A fallback would show as its parts (`session`, `user`, `serverNonceUsed`…) instead.
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="signInStanding"} 1"#), "\(text)")
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="createSession"} 1"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="sessionAndUser"} 1"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="session"} 0"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="user"} 0"#))
+        }
+    }
+
+    @Test("live sessions: a gauge set by housekeeping on its interval, not per request")
+    func liveSessions() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let first = try await fixture.signedInSession(user: "alice")
+            _ = try await fixture.signedInSession(user: "bob")
+            // Counted by housekeeping only (here: when the test says), never by a request.
+            try await server.purges.purgeNow()
+            var text = try await server.request(.GET, "/metrics").text
+            #expect(text.contains("vouch_live_sessions 2.0"), "\(text)")
+
+            #expect(try await server.request(.DELETE, "/sessions/\(first)").status == 204)
+            try await server.purges.purgeNow()
+            text = try await server.request(.GET, "/metrics").text
+            #expect(text.contains("vouch_live_sessions 1.0"), "\(text)")
+
+            server.clock.advance(by: 31 * 86_400)
+            try await server.purges.purgeNow()
+            #expect(try await server.request(.GET, "/metrics").text.contains("vouch_live_sessions 0.0"))
+        }
+    }
 }

@@ -58,6 +58,9 @@ struct ProcessOutageTests {
         #expect(during.status == 503, "\(during)")
         #expect(during.json["id"].string == "service_unavailable")
         #expect(ContinuousClock.now - started < bound)
+        // What an operator alerts on (docs/OPERATIONS.md): the store's failures by kind.
+        let metrics = try await server.request(.GET, "/metrics").text
+        #expect(metrics.contains(#"vouch_store_errors_total{operation="ping",kind="unavailable"} 3"#), "\(metrics)")
 
         try await cluster.start()
         let recovered = await ProcessWait.eventuallyAsync(timeout: .seconds(30)) {

@@ -4,14 +4,15 @@ import Logging
 import VouchProtocol
 import VouchStore
 
-/// `GET /admin/audit` (PROTOCOL §8): the audit log, filtered and paged, newest first.
+/// `GET /admin/audit` (PROTOCOL §8): the audit log, filtered and paged, newest first. One of the
+/// admin API's collections (`AdminAPI`), behind the admin token.
 struct AuditRoutes {
     let store: any Store
     let rejections: SignInRejectionLog
 
-    func register(_ routes: RouteRegistrar<VouchRequestContext>) {
-        routes.on(.get, "/admin/audit") { request, context in
-            guard context.adminPrincipal != nil else { throw APIError.accessDenied }
+    var routes: RouteCollection<AdminContext> {
+        let routes = RouteCollection(context: AdminContext.self)
+        routes.get("/audit") { request, context in
             let parameters = try AuditQueryParameters(Self.queryParameters(request))
             // What this instance counted but has not written yet is written first, so the answer
             // includes every rejection this instance has seen.
@@ -20,6 +21,7 @@ struct AuditRoutes {
             return JSONResponse.make(AuditPageResponse(entries: page.entries.map(\.response),
                                                        nextCursor: page.nextCursor.map(String.init)))
         }
+        return routes
     }
 
     /// The query's parameters, the last value of each name winning; names outside the known

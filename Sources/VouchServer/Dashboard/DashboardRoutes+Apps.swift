@@ -57,7 +57,7 @@ extension DashboardRoutes {
     }
 
     static func ttl(_ form: DashboardForm) throws -> Int64 {
-        guard let text = form.text("session_ttl_seconds") else { return AdminRoutes.defaultSessionTTL }
+        guard let text = form.text("session_ttl_seconds") else { return AdminAPI.defaultSessionTTL }
         guard let ttl = Int64(text) else {
             throw DashboardError(.unprocessableContent, "The session lifetime must be a whole number of seconds.")
         }
@@ -102,7 +102,7 @@ extension DashboardRoutes {
         return try await attempt({
             let form = try await DashboardForm.read(request)
             let key = try Self.uuid(context, "key", what: "Registration secret")
-            guard let grace = Int64(form.text("grace_seconds") ?? "0"), AdminRoutes.revocationGraceRange.contains(grace) else {
+            guard let grace = Int64(form.text("grace_seconds") ?? "0"), AdminAPI.revocationGraceRange.contains(grace) else {
                 throw DashboardError(.unprocessableContent, "The grace period must be 0 … 2592000 seconds (30 days).")
             }
             do {

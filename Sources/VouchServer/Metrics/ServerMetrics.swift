@@ -19,15 +19,41 @@ public struct ServerMetrics: Sendable {
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
         ]
+        // Store operations are mostly well under a millisecond; their histogram starts lower.
+        factory.durationHistogramBuckets[Self.storeDurationLabel] = [
+            .microseconds(100), .microseconds(250), .microseconds(500),
+        ] + factory.defaultDurationHistogramBuckets
         self.factory = factory
     }
+
+    static let storeDurationLabel = "vouch_store_operation_duration_seconds"
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         Counter(label: "vouch_http_requests_total",
                 dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
             .increment()
         Timer(label: "vouch_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// One timer per store operation, made once: the store is called several times per request,
+    /// and making a handle looks it up in the registry (under its lock) every time.
+    func storeOperationTimers() -> [StoreOperation: Timer] {
+        Dictionary(uniqueKeysWithValues: StoreOperation.allCases.map { operation in
+            (operation, Timer(label: Self.storeDurationLabel, dimensions: [("operation", operation.rawValue)], factory: factory))
+        })
+    }
+
+    /// A store operation that threw, by the failure's kind (rare: the handle is made on demand).
+    func recordStoreFailure(_ operation: StoreOperation, kind: StoreFailureKind) {
+        Counter(label: "vouch_store_errors_total", dimensions: [("operation", operation.rawValue), ("kind", kind.rawValue)],
+                factory: factory)
+            .increment()
+    }
+
+    /// Sessions neither ended nor expired, across every app, as last counted by housekeeping.
+    func setLiveSessions(_ count: Int) {
+        Gauge(label: "vouch_live_sessions", factory: factory).record(count)
     }
 
     /// One `POST /sessions`: `accepted`, `rejected` (a token rule, `reason` is its §5.4 id) or
@@ -53,4 +79,8 @@ public struct ServerMetrics: Sendable {
     func exposition() -> [UInt8] {
         registry.emitToBuffer()
     }
+}
+
+extension Duration {
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Synchronization
 import VouchClient
+import VouchDevelopmentIdentityProvider
 import VouchServer
 import VouchStore
 import VouchStoreSQLite

@@ -37,6 +37,7 @@ struct InterleavingStore: Store {
     func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
         try await base.revokeRegistrationSecret(applicationKey: applicationKey, appID: appID, at: at)
     }
+    func liveSessionCount(now: Int64) async throws -> Int { try await base.liveSessionCount(now: now) }
     func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now)
     }

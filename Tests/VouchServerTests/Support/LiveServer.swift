@@ -85,6 +85,7 @@ struct LiveServer: Sendable {
     /// always stops the server and closes the store.
     static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(),
                     connectionLimits: ConnectionLimits = ConnectionLimits(), trustedProxies: Set<String> = [],
+                    logger serverLogger: Logger? = nil,
                     _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -103,7 +104,7 @@ struct LiveServer: Sendable {
             configuration.trustedProxies = trustedProxies
             let app = try await VouchServer.makeApplication(
                 configuration: configuration,
-                store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
+                store: store, logger: serverLogger ?? logger, clocks: clocks, onServerRunning: { port.set($0) })
             try await app.test(.live) { _ in
                 try await body(LiveServer(port: port.value, store: store, clock: clock, purges: purges))
             }

@@ -7,10 +7,10 @@ import VouchTokens
 
 /// JSON bodies in the one spelling every answer uses: `application/json; charset=utf-8`,
 /// sorted keys (stable output for tests and diffs), slashes unescaped (ids are `layer:///…`).
-enum JSONResponse {
+package enum JSONResponse {
     static let contentType = "application/json; charset=utf-8"
 
-    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+    package static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let data: Data
         let finalStatus: HTTPResponse.Status
         if let encoded = try? encoder().encode(value) {
@@ -24,6 +24,14 @@ enum JSONResponse {
             status: finalStatus,
             headers: [.contentType: contentType, .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The hot client answers, written straight into bytes (see `JSONBodyWriter`).
+    static func make(_ value: some JSONBodyWritable, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: contentType, .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBody)))
     }
 
     /// A body that echoes untrusted JSON exactly as it was received: `members` (parsed by
@@ -47,11 +55,15 @@ enum JSONResponse {
         (try? encoder().encode(value)) ?? internalErrorBody
     }
 
-    private static func encoder() -> JSONEncoder {
+    /// One encoder for every answer: its settings never change, and `JSONEncoder` may be used
+    /// from several tasks at once.
+    private static let sharedEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
-    }
+    }()
+
+    static func encoder() -> JSONEncoder { sharedEncoder }
 
     /// Encoding our own Codable types cannot fail; should it ever, answer this fixed 500 body
     /// rather than crash.

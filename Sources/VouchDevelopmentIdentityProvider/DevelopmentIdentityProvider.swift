@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import VouchProtocol
+import VouchServer
 import VouchTokens
 
 /// The stand-in for an app's backend (PROTOCOL §6), for trying Vouch out: it mints a token for

@@ -1,0 +1,28 @@
+import Hummingbird
+import VouchStore
+
+/// The admin API of PROTOCOL §4: one route collection per resource, all added under `/admin`
+/// on `AdminArea`'s group, whose middleware has authenticated the admin bearer token before any
+/// handler here runs. A new resource is a new collection in `collections`.
+struct AdminAPI {
+    static let sessionTTLRange: ClosedRange<Int64> = 30...31_536_000
+    static let defaultSessionTTL: Int64 = 2_592_000
+    static let revocationGraceRange: ClosedRange<Int64> = 0...2_592_000
+
+    let store: any Store
+    let authenticator: Authenticator
+    let rejections: SignInRejectionLog
+    let clock: @Sendable () -> Int64
+
+    var collections: [RouteCollection<AdminContext>] {
+        [
+            AdminAppRoutes(store: store, clock: clock).routes,
+            AdminProviderRoutes(store: store, clock: clock).routes,
+            AdminKeyRoutes(store: store, clock: clock).routes,
+            AdminRegistrationSecretRoutes(store: store, clock: clock).routes,
+            AdminUserRoutes(store: store, clock: clock).routes,
+            AdminTokenValidationRoutes(store: store, authenticator: authenticator).routes,
+            AuditRoutes(store: store, rejections: rejections).routes,
+        ]
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import VouchProtocol
+import VouchStore
+
+/// The admin API's JSON shapes of the stored records (PROTOCOL §4).
+extension AppRecord {
+    var response: AppResponse {
+        AppResponse(id: LayerID.app(id), name: name, sessionTTLSeconds: sessionTTLSeconds, createdAt: Timestamp.rfc3339(createdAt))
+    }
+}
+
+extension ProviderRecord {
+    var response: ProviderResponse {
+        ProviderResponse(id: LayerID.provider(id), name: name, appIDs: appIDs.map(LayerID.app))
+    }
+}
+
+extension RegistrationSecretRecord {
+    func summary(at now: Int64) -> RegistrationSecretSummary {
+        let status: RegistrationSecretSummary.Status = revokedAt == nil ? .active : isValid(at: now) ? .retiring : .revoked
+        return RegistrationSecretSummary(
+            applicationKey: applicationKey.lowercased, appID: LayerID.app(appID), status: status,
+            createdAt: Timestamp.rfc3339(createdAt), revokedAt: revokedAt.map(Timestamp.rfc3339))
+    }
+}
+
+extension KeyRecord {
+    var response: KeyResponse {
+        KeyResponse(id: LayerID.key(id), providerID: LayerID.provider(providerID), status: status,
+                    fingerprint: fingerprint, publicKey: publicKeyPEM, lastVerifiedAt: lastVerifiedAt.map(Timestamp.rfc3339))
+    }
+}

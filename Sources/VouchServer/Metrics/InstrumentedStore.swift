@@ -1,0 +1,180 @@
+import CoreMetrics
+import Foundation
+import VouchProtocol
+import VouchStore
+
+/// The store the server is given, timed: every operation's duration goes into a histogram by
+/// operation, and every failure is counted by operation and kind (`StoreFailureKind`). The
+/// server wraps whatever store it is handed in one of these, so both backends (and any other)
+/// are measured the same way, from the server's side of the call.
+///
+/// Every `Store` requirement is forwarded explicitly, including those with a default
+/// implementation (`sessionAndUser`, `signInStanding`), so a backend's own faster version is
+/// still the one called: a method added to `Store` must be added here too.
+struct InstrumentedStore: Store {
+    let base: any Store
+    let metrics: ServerMetrics
+    private let timers: [StoreOperation: CoreMetrics.Timer]
+
+    init(base: any Store, metrics: ServerMetrics) {
+        self.base = base
+        self.metrics = metrics
+        self.timers = metrics.storeOperationTimers()
+    }
+
+    private func timed<Value>(_ operation: StoreOperation, _ body: () async throws -> Value) async throws -> Value {
+        let start = ContinuousClock.now
+        do {
+            let result = try await body()
+            timers[operation]?.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+            return result
+        } catch {
+            timers[operation]?.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+            metrics.recordStoreFailure(operation, kind: StoreFailureKind(error))
+            throw error
+        }
+    }
+
+    func createApp(_ app: AppRecord) async throws {
+        try await timed(.createApp) { try await base.createApp(app) }
+    }
+
+    func app(id: UUID) async throws -> AppRecord? {
+        try await timed(.app) { try await base.app(id: id) }
+    }
+
+    func apps() async throws -> [AppRecord] {
+        try await timed(.apps) { try await base.apps() }
+    }
+
+    func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
+        try await timed(.updateApp) { try await base.updateApp(id: id, name: name, sessionTTLSeconds: sessionTTLSeconds) }
+    }
+
+    func createProvider(_ provider: ProviderRecord) async throws {
+        try await timed(.createProvider) { try await base.createProvider(provider) }
+    }
+
+    func provider(id: UUID) async throws -> ProviderRecord? {
+        try await timed(.provider) { try await base.provider(id: id) }
+    }
+
+    func bindProvider(_ providerID: UUID, toApp appID: UUID) async throws {
+        try await timed(.bindProvider) { try await base.bindProvider(providerID, toApp: appID) }
+    }
+
+    func unbindProvider(_ providerID: UUID, fromApp appID: UUID) async throws {
+        try await timed(.unbindProvider) { try await base.unbindProvider(providerID, fromApp: appID) }
+    }
+
+    func createKey(_ key: KeyRecord) async throws {
+        try await timed(.createKey) { try await base.createKey(key) }
+    }
+
+    func key(id: UUID) async throws -> KeyRecord? {
+        try await timed(.key) { try await base.key(id: id) }
+    }
+
+    func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] {
+        try await timed(.keys) { try await base.keys(ofProvider: providerID) }
+    }
+
+    func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord {
+        try await timed(.setKeyStatus) { try await base.setKeyStatus(id: id, to: status) }
+    }
+
+    func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws {
+        try await timed(.createRegistrationSecret) { try await base.createRegistrationSecret(secret) }
+    }
+
+    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecretRecord? {
+        try await timed(.registrationSecret) { try await base.registrationSecret(applicationKey: applicationKey) }
+    }
+
+    func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord] {
+        try await timed(.registrationSecrets) { try await base.registrationSecrets(appID: appID) }
+    }
+
+    func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
+        try await timed(.revokeRegistrationSecret) { try await base.revokeRegistrationSecret(applicationKey: applicationKey, appID: appID, at: at) }
+    }
+
+    func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
+        try await timed(.registrationNonceSeen) { try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now) }
+    }
+
+    func serverNonceUsed(hash: [UInt8]) async throws -> Bool {
+        try await timed(.serverNonceUsed) { try await base.serverNonceUsed(hash: hash) }
+    }
+
+    func user(appID: UUID, userID: String) async throws -> UserRecord? {
+        try await timed(.user) { try await base.user(appID: appID, userID: userID) }
+    }
+
+    func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
+        try await timed(.setSuspended) { try await base.setSuspended(appID: appID, userID: userID, suspended: suspended, now: now) }
+    }
+
+    func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
+        try await timed(.activeSessionCount) { try await base.activeSessionCount(appID: appID, userID: userID, now: now) }
+    }
+
+    @discardableResult
+    func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
+        try await timed(.revokeSessions) { try await base.revokeSessions(appID: appID, userID: userID, now: now) }
+    }
+
+    func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
+        try await timed(.signInStanding) { try await base.signInStanding(questions) }
+    }
+
+    func createSession(_ session: NewSession) async throws -> UserRecord {
+        try await timed(.createSession) { try await base.createSession(session) }
+    }
+
+    func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
+        try await timed(.session) { try await base.session(tokenHash: tokenHash) }
+    }
+
+    func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+        try await timed(.sessionAndUser) { try await base.sessionAndUser(tokenHash: tokenHash) }
+    }
+
+    func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
+        try await timed(.revokeSession) { try await base.revokeSession(tokenHash: tokenHash, now: now) }
+    }
+
+    func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {
+        try await timed(.secret) { try await base.secret(named: name, orInsert: candidate) }
+    }
+
+    func appendAudit(_ entries: [NewAuditEntry]) async throws {
+        try await timed(.appendAudit) { try await base.appendAudit(entries) }
+    }
+
+    func auditEntries(_ query: AuditQuery) async throws -> [AuditEntry] {
+        try await timed(.auditEntries) { try await base.auditEntries(query) }
+    }
+
+    @discardableResult
+    func purgeAudit(before: Int64) async throws -> Int {
+        try await timed(.purgeAudit) { try await base.purgeAudit(before: before) }
+    }
+
+    @discardableResult
+    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
+        try await timed(.purgeExpired) { try await base.purgeExpired(now: now, sessionGraceSeconds: sessionGraceSeconds) }
+    }
+
+    func liveSessionCount(now: Int64) async throws -> Int {
+        try await timed(.liveSessionCount) { try await base.liveSessionCount(now: now) }
+    }
+
+    func ping() async throws {
+        try await timed(.ping) { try await base.ping() }
+    }
+
+    func close() async throws {
+        try await timed(.close) { try await base.close() }
+    }
+}

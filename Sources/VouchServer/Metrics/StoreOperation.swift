@@ -1,0 +1,10 @@
+/// The `operation` label of the store metrics: one case per `Store` requirement, so the label's
+/// values are a fixed set and each has its timer made once (`InstrumentedStore`).
+enum StoreOperation: String, CaseIterable, Sendable {
+    case createApp, app, apps, updateApp, createProvider, provider, bindProvider, unbindProvider, createKey,
+        key, keys, setKeyStatus, createRegistrationSecret, registrationSecret, registrationSecrets,
+        revokeRegistrationSecret, registrationNonceSeen, serverNonceUsed, user, setSuspended,
+        activeSessionCount, revokeSessions, signInStanding, createSession, session, sessionAndUser,
+        revokeSession, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
+        close
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import VouchProtocol
+@testable import VouchServer
+
+/// The hot answers are written by hand; they must be exactly what `JSONEncoder` writes.
+@Suite("JSON bodies written by hand")
+struct JSONBodyWriterTests {
+    static let awkward = [
+        "", "alice", "Ada \"the\" Countess", "back\\slash", "layer:///identities/a%2Fb", "tab\tnew\nline\r",
+        "\u{01}\u{08}\u{0C}\u{1F}\u{7F}", "émoji 👩‍💻 and 中文", "\u{2028}\u{2029}", "</script>",
+    ]
+
+    func expectSame(_ value: some JSONBodyWritable, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let reference = Array(try JSONResponse.encoder().encode(value))
+        #expect(value.jsonBody == reference,
+                "\(String(decoding: value.jsonBody, as: UTF8.self)) != \(String(decoding: reference, as: UTF8.self))",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("every response type, with every awkward string in every field, byte for byte")
+    func sameAsJSONEncoder() throws {
+        for text in Self.awkward {
+            let full = Identity(userID: text, displayName: text, firstName: text, lastName: text, avatarURL: text)
+            let sparse = Identity(userID: text)
+            try expectSame(NonceResponse(nonce: text, expiresAt: text))
+            try expectSame(full)
+            try expectSame(sparse)
+            try expectSame(SessionResponse(sessionToken: text, expiresAt: text, user: full))
+            try expectSame(SessionResponse(sessionToken: text, expiresAt: text, user: sparse))
+            try expectSame(CurrentUserResponse(user: full, session: .init(createdAt: text, expiresAt: text)))
+        }
+    }
+
+    @Test("every byte below 0x80 alone in a string")
+    func everyASCIIByte() throws {
+        for scalar in (0..<0x80).compactMap(Unicode.Scalar.init) {
+            try expectSame(NonceResponse(nonce: "a\(Character(scalar))b", expiresAt: String(Character(scalar))))
+        }
+    }
+}
