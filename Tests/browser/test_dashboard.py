@@ -314,14 +314,14 @@ class Steps:
                     "the suspended user's refused sign-in, by reason and app: %r" % rejected)
         self.shot("audit-rejected")
         self.find("#audit-entries tbody td a[title='%s']" % app_id.split("/")[-1]).click()
-        self.wait(lambda: "app=" + app_id.split("/")[-1] in self.driver.current_url, "the app's entries")
+        self.wait(lambda: "app_id=" + app_id.split("/")[-1] in self.driver.current_url, "the app's entries")
         self.expect("app.create" in self.text() and "provider.create" not in self.text(),
                     "the app's link shows the app's entries only")
         self.open("/dashboard/audit?limit=3")
         first_page = [row.text for row in self.finds("#audit-entries tbody tr")]
         self.expect(len(first_page) == 3, "three entries per page: %r" % first_page)
         self.find("#audit-older").click()
-        self.wait(lambda: "cursor=" in self.driver.current_url, "the next page")
+        self.wait(lambda: "before=" in self.driver.current_url, "the next page")
         second_page = [row.text for row in self.finds("#audit-entries tbody tr")]
         self.expect(second_page and not set(second_page) & set(first_page), "the older page holds other entries")
         self.expect(self.find("#audit-newest").is_displayed(), "a link back to the newest entries")

@@ -8,7 +8,7 @@ extension DashboardTemplates {
         <option value="sign_in_rejected"{{#kindRejected}} selected{{/kindRejected}}>Rejected sign-ins</option>
         </select></label>
         <label>Action <input name="action" value="{{action}}" maxlength="64" placeholder="key.disable"></label>
-        <label>App <select name="app"><option value="">Any</option>{{#apps}}<option value="{{uuid}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/apps}}</select></label>
+        <label>App <select name="app_id"><option value="">Any</option>{{#apps}}<option value="{{uuid}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/apps}}</select></label>
         <label>Object id <input name="object" value="{{object}}" maxlength="256" placeholder="key, provider, app or user id"></label>
         <label>Since (UTC) <input name="since" value="{{since}}" placeholder="2026-11-23T22:00:00Z"></label>
         <label>Until (UTC) <input name="until" value="{{until}}" placeholder="2026-11-24T00:00:00Z"></label>
