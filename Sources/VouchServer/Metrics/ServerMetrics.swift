@@ -11,6 +11,8 @@ import VouchStore
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
+    private let requestHandles = MetricHandles<RequestSeries, (count: CoreMetrics.Counter, duration: CoreMetrics.Timer)>()
+    private let signInHandles = MetricHandles<[String], CoreMetrics.Counter>()
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -29,11 +31,14 @@ public struct ServerMetrics: Sendable {
     static let storeDurationLabel = "vouch_store_operation_duration_seconds"
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        Counter(label: "vouch_http_requests_total",
-                dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
-            .increment()
-        Timer(label: "vouch_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory)
-            .recordNanoseconds(duration.nanoseconds)
+        let factory = self.factory
+        let handles = requestHandles.handle(RequestSeries(method: method, route: route, status: status)) {
+            (Counter(label: "vouch_http_requests_total",
+                     dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory),
+             Timer(label: "vouch_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory))
+        }
+        handles.count.increment()
+        handles.duration.recordNanoseconds(duration.nanoseconds)
     }
 
     /// One timer per store operation, made once: the store is called several times per request,
@@ -60,8 +65,10 @@ public struct ServerMetrics: Sendable {
     /// `refused` (before the token was judged: rate limit, unknown app, bad body; `reason` is
     /// the error id).
     func recordSignIn(outcome: SignInOutcome, reason: String) {
-        Counter(label: "vouch_sign_ins_total", dimensions: [("outcome", outcome.rawValue), ("reason", reason)], factory: factory)
-            .increment()
+        let factory = self.factory
+        signInHandles.handle([outcome.rawValue, reason]) {
+            Counter(label: "vouch_sign_ins_total", dimensions: [("outcome", outcome.rawValue), ("reason", reason)], factory: factory)
+        }.increment()
     }
 
     /// Audit entries (counted in events: one rejected sign-in, one admin action) that were not
