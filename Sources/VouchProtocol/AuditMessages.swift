@@ -1,63 +1,104 @@
 import Foundation
 
-/// One entry of `GET /admin/audit` (PROTOCOL §8).
-public struct AuditEntryResponse: Codable, Sendable, Equatable {
-    /// Increases with every entry written; what `cursor` pages by.
+/// One event of `GET /admin/audit` (PROTOCOL §4: `{"id", "at", "kind", "actor", "object",
+/// "detail"}`; §8.12 says what Vouch puts in each). Absent values are written as `null`, so every
+/// event has every member.
+public struct AuditEventResponse: Codable, Sendable, Equatable {
+    /// What was acted on.
+    public struct Object: Codable, Sendable, Equatable {
+        /// `app`, `provider`, `key`, `registration_secret` or `user`.
+        public var type: String
+        /// A lower-case UUID (app, provider, key, application key) or a user id.
+        public var id: String
+
+        public init(type: String, id: String) {
+            self.type = type
+            self.id = id
+        }
+    }
+
+    /// What happened.
+    public struct Detail: Codable, Sendable, Equatable {
+        /// `app.create`, `key.disable`, …, `sign_in.rejected`.
+        public var action: String
+        /// Admin events: `ok`, or the error id the request was refused with.
+        public var outcome: String?
+        /// Rejected sign-ins: the §5.4 reason.
+        public var reason: String?
+        /// How many events this one stands for: rejected sign-ins are counted per app and reason
+        /// over a few seconds; 1 for an admin action.
+        public var count: Int64
+
+        public init(action: String, outcome: String?, reason: String?, count: Int64) {
+            self.action = action
+            self.outcome = outcome
+            self.reason = reason
+            self.count = count
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(action, forKey: .action)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(count, forKey: .count)
+        }
+    }
+
+    /// Increases with every event written; what `before` pages by.
     public var id: Int64
-    /// RFC 3339. For `sign_in_rejected`, the first rejection counted in the entry.
+    /// RFC 3339. For `sign_in_rejected`, the first rejection the event counts.
     public var at: String
     /// `admin` or `sign_in_rejected`.
     public var kind: String
-    /// `api` (the admin bearer token) or `dashboard:<session id>`; absent for rejected sign-ins.
+    /// `api` (the admin bearer token) or `dashboard:<session id>`; `null` for rejected sign-ins.
     public var actor: String?
-    /// `app.create`, `key.disable`, …, `sign_in.rejected`.
-    public var action: String
-    /// `ok`, the error id an admin request failed with, or a rejected sign-in's §5.4 reason.
-    public var outcome: String
-    /// `layer:///apps/<uuid>`, when an app is concerned.
+    public var object: Object?
+    public var detail: Detail
+    /// `layer:///apps/<uuid>` when an app is concerned (a §8.12 addition).
     public var appID: String?
-    /// `app`, `provider`, `key`, `registration_secret` or `user`.
-    public var objectType: String?
-    /// The object's id: a lower-case UUID (app, provider, key, application key) or a user id.
-    public var objectID: String?
-    /// How many events the entry stands for (rejected sign-ins are counted per app and reason).
-    public var count: Int64
 
-    public init(id: Int64, at: String, kind: String, actor: String?, action: String, outcome: String,
-                appID: String?, objectType: String?, objectID: String?, count: Int64) {
+    public init(id: Int64, at: String, kind: String, actor: String?, object: Object?, detail: Detail, appID: String?) {
         self.id = id
         self.at = at
         self.kind = kind
         self.actor = actor
-        self.action = action
-        self.outcome = outcome
+        self.object = object
+        self.detail = detail
         self.appID = appID
-        self.objectType = objectType
-        self.objectID = objectID
-        self.count = count
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, at, kind, actor, action, outcome, count
+        case id, at, kind, actor, object, detail
         case appID = "app_id"
-        case objectType = "object_type"
-        case objectID = "object_id"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(at, forKey: .at)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(actor, forKey: .actor)
+        try container.encode(object, forKey: .object)
+        try container.encode(detail, forKey: .detail)
+        try container.encode(appID, forKey: .appID)
     }
 }
 
-/// `GET /admin/audit`: one page, newest first.
+/// `GET /admin/audit`: one page of events, newest first.
 public struct AuditPageResponse: Codable, Sendable, Equatable {
-    public var entries: [AuditEntryResponse]
-    /// Pass as `cursor` for the next (older) page; absent on the last page.
-    public var nextCursor: String?
+    public var events: [AuditEventResponse]
+    /// Pass as `before` for the next (older) page; `null` on the last page.
+    public var next: String?
 
-    public init(entries: [AuditEntryResponse], nextCursor: String?) {
-        self.entries = entries
-        self.nextCursor = nextCursor
+    public init(events: [AuditEventResponse], next: String?) {
+        self.events = events
+        self.next = next
     }
 
-    enum CodingKeys: String, CodingKey {
-        case entries
-        case nextCursor = "next_cursor"
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(events, forKey: .events)
+        try container.encode(next, forKey: .next)
     }
 }

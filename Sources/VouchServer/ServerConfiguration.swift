@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
 
     /// The accepted `auditRetentionDays`: at least a day, at most ten years.
     public static let auditRetentionDaysRange: ClosedRange<Int64> = 1...3650
+    /// The accepted `auditFlushIntervalSeconds`.
+    public static let auditFlushIntervalRange: ClosedRange<Int64> = 1...3600
 
     public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
                 adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,

@@ -34,7 +34,7 @@ public enum VouchServer {
             expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
             auditRetentionSeconds: configuration.auditRetentionDays.clamped(to: ServerConfiguration.auditRetentionDaysRange) * 86_400, clocks: clocks, logger: logger,
             metrics: metrics))
-        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: max(1, configuration.auditFlushIntervalSeconds),
+        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds.clamped(to: ServerConfiguration.auditFlushIntervalRange),
                                           logger: logger))
         return app
     }

@@ -62,6 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Days the audit log keeps an entry (1…3650); older ones are purged.")
     var auditRetentionDays: Int64 = 90
 
+    @Option(name: .long, help: "Seconds between writes of the counted rejected sign-ins to the audit log (1…3600); they are also written on shutdown and before the log is read.")
+    var auditFlushInterval: Int64 = 10
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -73,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard ConnectionLimits.timeoutRange.contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
         guard ServerConfiguration.auditRetentionDaysRange.contains(auditRetentionDays) else {
             throw ValidationError("--audit-retention-days must be 1…3650")
+        }
+        guard ServerConfiguration.auditFlushIntervalRange.contains(auditFlushInterval) else {
+            throw ValidationError("--audit-flush-interval must be 1…3600 seconds")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for address in trustedProxy where ServerConfiguration.canonicalAddress(address) == nil {
@@ -101,6 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                                                        requestTimeoutSeconds: requestTimeout))
             configuration.secureCookies = secureCookies
             configuration.auditRetentionDays = auditRetentionDays
+            configuration.auditFlushIntervalSeconds = auditFlushInterval
             configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
             let host = self.host
             let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in

@@ -113,7 +113,7 @@ struct AdminCLITests {
         }
     }
 
-    @Test("audit list: what was just done, in text and --json, filtered and paged with --cursor; keys list shows last verified")
+    @Test("audit list: what was just done, in text and --json, filtered and paged with --before; keys list shows last verified")
     func auditList() async throws {
         try await SpawnedServer.run { server in
             let created = try await server.admin(["apps", "create", "--name", "Audited", "--json"])
@@ -135,17 +135,17 @@ struct AdminCLITests {
             #expect(lines.last?.contains("api  app.create  ok  app=\(app)") == true, "\(text)")
 
             let json = try await server.admin(["audit", "list", "--json", "--action", "app.create"])
-            let entries = try #require(try CLI.jsonObject(json.stdout)["entries"] as? [[String: Any]], "\(json)")
+            let entries = try #require(try CLI.jsonObject(json.stdout)["events"] as? [[String: Any]], "\(json)")
             #expect(entries.count == 2)
-            #expect(entries.allSatisfy { $0["actor"] as? String == "api" && $0["outcome"] as? String == "ok" })
+            #expect(entries.allSatisfy { $0["actor"] as? String == "api" && ($0["detail"] as? [String: Any])?["outcome"] as? String == "ok" })
 
             let user = try await server.admin(["audit", "list", "--object", "alice smith/1", "--app", app])
             #expect(user.stdout.contains("user.suspend") && user.stdout.contains("user=alice smith/1"), "\(user)")
 
             let first = try await server.admin(["audit", "list", "--kind", "admin", "--limit", "3"])
             let more = try #require(first.stdout.split(separator: "\n").last.flatMap { $0.split(separator: " ").last }, "\(first)")
-            #expect(first.stdout.contains("more: --cursor"), "\(first)")
-            let rest = try await server.admin(["audit", "list", "--kind", "admin", "--limit", "3", "--cursor", String(more)])
+            #expect(first.stdout.contains("more: --before"), "\(first)")
+            let rest = try await server.admin(["audit", "list", "--kind", "admin", "--limit", "3", "--before", String(more)])
             #expect(rest.stdout.split(separator: "\n").count == 2, "\(rest)")
             #expect(rest.stdout.contains("app.create") && !rest.stdout.contains("more:"), "\(rest)")
 

@@ -5,18 +5,30 @@ import VouchStore
 
 @Suite("Audit log and key last-verified (PROTOCOL §8) over real HTTP")
 struct AuditAPITests {
+    /// An event flattened for comparisons: the rejected sign-in's reason read as its outcome.
+    struct Entry: Equatable {
+        let id: Int64, at: String, kind: String, actor: String?, action: String, outcome: String
+        let appID: String?, objectType: String?, objectID: String?, count: Int64
+
+        init(_ event: AuditEventResponse) {
+            (id, at, kind, actor, appID) = (event.id, event.at, event.kind, event.actor, event.appID)
+            (action, outcome, count) = (event.detail.action, event.detail.outcome ?? event.detail.reason ?? "", event.detail.count)
+            (objectType, objectID) = (event.object?.type, event.object?.id)
+        }
+    }
+
     /// Every page of `GET /admin/audit` with `query`, oldest entry first.
-    static func allEntries(_ server: LiveServer, _ query: String = "") async throws -> [AuditEntryResponse] {
-        var entries: [AuditEntryResponse] = []
+    static func allEntries(_ server: LiveServer, _ query: String = "") async throws -> [Entry] {
+        var entries: [Entry] = []
         var cursor: String?
         repeat {
             let separator = query.isEmpty ? "" : "&"
-            let path = "/admin/audit?limit=200" + separator + query + (cursor.map { "&cursor=\($0)" } ?? "")
+            let path = "/admin/audit?limit=200" + separator + query + (cursor.map { "&before=\($0)" } ?? "")
             let answer = try await server.request(.GET, path, admin: true)
             guard answer.status == 200 else { throw TestFailure("GET \(path) answered \(answer.status): \(answer.text)") }
             let page = try answer.decode(AuditPageResponse.self)
-            entries += page.entries
-            cursor = page.nextCursor
+            entries += page.events.map(Entry.init)
+            cursor = page.next
         } while cursor != nil
         return entries.reversed()
     }
@@ -152,19 +164,28 @@ struct AuditAPITests {
             var cursor: String?
             var pages = 0
             repeat {
-                let answer = try await server.request(.GET, "/admin/audit?action=app.create&limit=3" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                let answer = try await server.request(.GET, "/admin/audit?action=app.create&limit=3" + (cursor.map { "&before=\($0)" } ?? ""),
                                                       admin: true)
                 let page = try answer.decode(AuditPageResponse.self)
-                #expect(page.entries.count <= 3)
-                seen += page.entries.map(\.id)
-                cursor = page.nextCursor
+                #expect(page.events.count <= 3)
+                seen += page.events.map(\.id)
+                cursor = page.next
                 pages += 1
             } while cursor != nil && pages < 10
             #expect(pages == 3)
+            // PROTOCOL §4's shape: every member present, absent values as null.
+            let raw = try await server.request(.GET, "/admin/audit?limit=1", admin: true).json
+            #expect(raw["next"] is String)
+            let event = try #require((raw["events"] as? [[String: Any]])?.first)
+            #expect(Set(event.keys) == ["id", "at", "kind", "actor", "object", "detail", "app_id"])
+            #expect(event["object"] is [String: Any] && event["detail"] is [String: Any])
+            #expect((event["detail"] as? [String: Any])?["reason"] is NSNull)
+            let last = try await server.request(.GET, "/admin/audit?limit=200", admin: true).json
+            #expect(last["next"] is NSNull)
             #expect(seen.count == 7)
             #expect(seen == seen.sorted(by: >))
 
-            let forApp = try await Self.allEntries(server, "app=\(apps[2])")
+            let forApp = try await Self.allEntries(server, "app_id=\(apps[2])")
             #expect(forApp.map(\.action) == ["app.create", "app.update"])
             #expect(try await Self.allEntries(server, "object=\(Fixture.bare(apps[2]).uppercased())").count == 2)
             #expect(try await Self.allEntries(server, "kind=admin&action=app.update").count == 1)
@@ -174,9 +195,9 @@ struct AuditAPITests {
             #expect(try await Self.allEntries(server, "since=\(server.clock.now + 1)").isEmpty)
 
             for (query, property) in [
-                ("kind=bogus", "kind"), ("limit=0", "limit"), ("limit=201", "limit"), ("cursor=abc", "cursor"),
-                ("cursor=-1", "cursor"), ("since=yesterday", "since"), ("until=2026-13-01T00:00:00Z", "until"),
-                ("app=not-an-app", "app"), ("object=\(String(repeating: "o", count: 300))", "object"),
+                ("kind=bogus", "kind"), ("limit=0", "limit"), ("limit=201", "limit"), ("before=abc", "before"),
+                ("before=-1", "before"), ("since=yesterday", "since"), ("until=2026-13-01T00:00:00Z", "until"),
+                ("app_id=not-an-app", "app_id"), ("object=\(String(repeating: "o", count: 300))", "object"),
             ] {
                 let answer = try await server.request(.GET, "/admin/audit?\(query)", admin: true)
                 #expect((400..<500).contains(answer.status), "\(query): \(answer.status)")

@@ -108,6 +108,30 @@ struct ProcessTests {
         }
     }
 
+    @Test("rejected sign-ins counted just before SIGTERM are written on the graceful stop, and found after a restart")
+    func rejectionsFlushedOnShutdown() async throws {
+        try await ProcessScratch.with { scratch in
+            // A flush interval far longer than the test: only the shutdown can write them.
+            let arguments = ["--rate-limit", "0", "--audit-flush-interval", "3600"]
+            let server = try await scratch.startServer(arguments: arguments)
+            let app = try await server.admin(.POST, "/admin/apps", json: ["name": "Audited"], expect: 201)["id"].string ?? ""
+            for _ in 0..<7 {
+                #expect(try await server.signIn("not.a.token", app: app).status == 422)
+            }
+            let exit = try await server.child.stop()
+            #expect(exit == .exited(0), "\(exit); stderr:\n\(server.child.stderrTail)")
+
+            let restarted = try await scratch.startServer(arguments: arguments)
+            let page = try await restarted.admin(.GET, "/admin/audit?kind=sign_in_rejected", expect: 200)
+            let events = page["events"].array ?? []
+            #expect(events.count == 1, "\(page)")
+            #expect(events.first?["app_id"].string == app)
+            #expect(events.first?["detail"]["count"].int == 7)
+            #expect(events.first?["detail"]["reason"].string?.hasPrefix("eit_") == true)
+            try await restarted.child.stop()
+        }
+    }
+
     // MARK: - Restart durability
 
     @Test("after SIGTERM and a restart on the same data dir: sessions, key statuses, suspensions, deleted keys and nonces are as they were")

@@ -14,6 +14,7 @@ chromedriver or selenium it skips with exit 0, except in CI (CI=true), where it 
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -215,6 +216,13 @@ class Steps:
         status, body = self.server.post_json("/sessions", {"identity_token": token, "app_id": app_id})
         self.expect(status == 201 and "session_token" in body, "POST /sessions answered %s %r" % (status, body))
 
+        self.step("the key's table shows when it last verified a token")
+        self.open("/dashboard/providers/" + provider_id.split("/")[-1])
+        verified = self.find("tr.key-active td.last-verified").text
+        self.expect(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", verified) is not None,
+                    "last verified is a time after the sign-in: %r" % verified)
+        self.shot("key-last-verified")
+
         self.step("the validation tool: a good token")
         good = self.mint(provider_id, key_id, downloaded, "bob", self.nonce())
         self.find("nav a[href='/dashboard/validate']").click()
@@ -277,11 +285,53 @@ class Steps:
         self.submit("form.confirm-delete")
         self.wait(lambda: "Deleted key" in self.text(), "the deletion")
 
+        self.step("the audit page lists what this test just did, by this dashboard session")
+        self.find("nav a[href='/dashboard/audit']").click()
+        self.wait(lambda: self.driver.current_url.endswith("/dashboard/audit"), "the audit page")
+        rows = [[cell.text for cell in row.find_elements("css selector", "td")]
+                for row in self.finds("#audit-entries tbody tr")]
+        actions = [row[2] for row in rows]
+        for action in ("dashboard.sign_in", "app.create", "app.update", "provider.create", "provider.bind", "key.create",
+                       "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected"):
+            self.expect(action in actions, "the audit page shows %s: %r" % (action, actions))
+        admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
+        self.expect(all(row[1].startswith("dashboard:") and row[3] == "ok" for row in admin_rows),
+                    "every admin entry is this dashboard session's, and succeeded: %r" % admin_rows)
+        self.expect(len({row[1] for row in admin_rows}) == 1, "one session did all of it")
+        self.expect(actions.index("key.delete") < actions.index("app.create"), "newest first")
+        self.expect("Forged" not in self.text() and ADMIN_TOKEN not in self.driver.page_source,
+                    "neither the refused post nor the admin token appear")
+        self.shot("audit")
+
+        self.step("the audit page filters with a plain GET form and pages with links")
+        self.submit("#audit-filters", {"kind": "Rejected sign-ins"})
+        self.wait(lambda: "kind=sign_in_rejected" in self.driver.current_url, "the filtered page")
+        rejected = [[cell.text for cell in row.find_elements("css selector", "td")]
+                    for row in self.finds("#audit-entries tbody tr")]
+        self.expect(rejected and all(row[2] == "sign_in.rejected" and row[1] == "—" for row in rejected),
+                    "only rejected sign-ins, with no actor: %r" % rejected)
+        self.expect(any(row[3] == "eit_user_suspended" and row[4] == "Browser App" for row in rejected),
+                    "the suspended user's refused sign-in, by reason and app: %r" % rejected)
+        self.shot("audit-rejected")
+        self.find("#audit-entries tbody td a[title='%s']" % app_id.split("/")[-1]).click()
+        self.wait(lambda: "app_id=" + app_id.split("/")[-1] in self.driver.current_url, "the app's entries")
+        self.expect("app.create" in self.text() and "provider.create" not in self.text(),
+                    "the app's link shows the app's entries only")
+        self.open("/dashboard/audit?limit=3")
+        first_page = [row.text for row in self.finds("#audit-entries tbody tr")]
+        self.expect(len(first_page) == 3, "three entries per page: %r" % first_page)
+        self.find("#audit-older").click()
+        self.wait(lambda: "before=" in self.driver.current_url, "the next page")
+        second_page = [row.text for row in self.finds("#audit-entries tbody tr")]
+        self.expect(second_page and not set(second_page) & set(first_page), "the older page holds other entries")
+        self.expect(self.find("#audit-newest").is_displayed(), "a link back to the newest entries")
+
         self.step("usable at phone width")
         self.driver.set_window_size(390, 844)
         for path, name in (("/dashboard/apps", "phone-apps"),
                            ("/dashboard/providers/" + provider_id.split("/")[-1], "phone-provider"),
-                           ("/dashboard/users?app=%s&user=alice" % app_id.split("/")[-1], "phone-users")):
+                           ("/dashboard/users?app=%s&user=alice" % app_id.split("/")[-1], "phone-users"),
+                           ("/dashboard/audit", "phone-audit")):
             self.open(path)
             self.no_horizontal_scroll(path)
             self.shot(name)

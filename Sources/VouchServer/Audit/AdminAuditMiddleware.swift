@@ -57,11 +57,17 @@ struct AdminAuditMiddleware<Context: RequestContext>: RouterMiddleware {
             at: clock(), kind: .admin, actor: principal(context)?.auditActor ?? "unknown",
             action: noted.action ?? spec?.action ?? "\(request.method.rawValue) \(route)", outcome: outcome,
             appID: appID, objectType: objectID == nil ? nil : objectType, objectID: objectID)
+        await write(entry, logger: context.logger)
+    }
+
+    /// Writes one admin entry; a failure is logged and counted, never thrown (the action it
+    /// describes has happened).
+    func write(_ entry: NewAuditEntry, logger: Logger) async {
         do {
             try await store.appendAudit([entry])
         } catch {
             metrics.recordAuditDropped(kind: .admin, count: 1)
-            context.logger.warning("audit log write failed; admin action not recorded", metadata: [
+            logger.warning("audit log write failed; admin action not recorded", metadata: [
                 "action": "\(entry.action)", "error_type": "\(type(of: error))",
             ])
         }

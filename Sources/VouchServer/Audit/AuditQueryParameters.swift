@@ -11,8 +11,9 @@ struct AuditQueryParameters: Sendable, Equatable {
 
     var query: AuditQuery
 
-    /// Reads `kind`, `action`, `app`, `object`, `since`, `until` (RFC 3339 or Unix seconds),
-    /// `cursor` and `limit` (1…200); empty values count as absent (what an empty form field sends).
+    /// Reads the contract's `kind`, `app_id`, `before` (the previous page's `next`) and `limit`
+    /// (1…200), and Vouch's `action`, `object`, `since` and `until` (RFC 3339 or Unix seconds);
+    /// empty values count as absent (what an empty form field sends).
     init(_ parameters: [String: String]) throws {
         func value(_ name: String) -> String? {
             guard let text = parameters[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
@@ -31,9 +32,9 @@ struct AuditQueryParameters: Sendable, Equatable {
             }
             query.action = action
         }
-        if let app = value("app") {
+        if let app = value("app_id") {
             guard let id = LayerID.parseApp(app) ?? LayerID.parseUUID(app) else {
-                throw APIError.invalidProperty("app", "`app` must be an app id (layer:///apps/<uuid> or the UUID).")
+                throw APIError.invalidProperty("app_id", "`app_id` must be an app id (layer:///apps/<uuid> or the UUID).")
             }
             query.appID = id
         }
@@ -45,9 +46,9 @@ struct AuditQueryParameters: Sendable, Equatable {
         }
         query.since = try value("since").map { try Self.time($0, "since") }
         query.until = try value("until").map { try Self.time($0, "until") }
-        if let cursor = value("cursor") {
+        if let cursor = value("before") {
             guard let id = Int64(cursor), id > 0 else {
-                throw APIError.invalidProperty("cursor", "`cursor` must be a `next_cursor` from a previous page.")
+                throw APIError.invalidProperty("before", "`before` must be the `next` of a previous page.")
             }
             query.beforeID = id
         }
@@ -87,9 +88,13 @@ struct AuditQueryParameters: Sendable, Equatable {
 }
 
 extension AuditEntry {
-    var response: AuditEntryResponse {
-        AuditEntryResponse(id: id, at: Timestamp.rfc3339(entry.at), kind: entry.kind.rawValue, actor: entry.actor,
-                           action: entry.action, outcome: entry.outcome, appID: entry.appID.map(LayerID.app),
-                           objectType: entry.objectType, objectID: entry.objectID, count: entry.count)
+    var response: AuditEventResponse {
+        let rejected = entry.kind == .signInRejected
+        return AuditEventResponse(
+            id: id, at: Timestamp.rfc3339(entry.at), kind: entry.kind.rawValue, actor: entry.actor,
+            object: entry.objectID.map { AuditEventResponse.Object(type: entry.objectType ?? "", id: $0) },
+            detail: AuditEventResponse.Detail(action: entry.action, outcome: rejected ? nil : entry.outcome,
+                                              reason: rejected ? entry.outcome : nil, count: entry.count),
+            appID: entry.appID.map(LayerID.app))
     }
 }

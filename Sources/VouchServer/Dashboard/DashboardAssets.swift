@@ -53,6 +53,7 @@ enum DashboardAssets {
         th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
         .key-deleted td { color: var(--muted); }
         .fingerprint { font-size: 0.75rem; }
+        .nowrap { white-space: nowrap; }
         @media (max-width: 600px) {
           .brand { flex: 1; }
           .top nav { order: 3; flex-basis: 100%; gap: 4px 14px; }

@@ -30,10 +30,18 @@ extension DashboardRoutes {
                     "actor": entry.entry.actor ?? "—", "action": entry.entry.action, "outcome": entry.entry.outcome,
                     "count": entry.entry.count,
                 ]
-                if let app = entry.entry.appID { row["appID"] = names[app].map { "\($0) (\(app.lowercased))" } ?? app.lowercased }
+                if let app = entry.entry.appID {
+                    row["appUUID"] = app.lowercased
+                    row["appName"] = names[app] ?? String(app.lowercased.prefix(8)) + "…"
+                    row["appLink"] = Self.auditLink(["app_id": app.lowercased], cursor: nil)
+                }
                 if let id = entry.entry.objectID {
                     row["objectID"] = id
                     row["objectType"] = entry.entry.objectType ?? ""
+                    // UUIDs are long and only their start tells them apart on a page; the link's
+                    // title and target carry the whole id.
+                    row["objectShort"] = LayerID.parseUUID(id) != nil ? String(id.prefix(8)) + "…" : id
+                    row["objectLink"] = Self.auditLink(["object": id], cursor: nil)
                 }
                 return row
             }
@@ -70,11 +78,11 @@ extension DashboardRoutes {
 
     /// This page with the same filters, at `cursor` (nil: the newest entries).
     static func auditLink(_ form: [String: String], cursor: Int64?) -> String {
-        var items = ["kind", "action", "app", "object", "since", "until", "limit"].compactMap { name -> URLQueryItem? in
+        var items = ["kind", "action", "app_id", "object", "since", "until", "limit"].compactMap { name -> URLQueryItem? in
             guard let value = form[name], !value.isEmpty else { return nil }
             return URLQueryItem(name: name, value: value)
         }
-        if let cursor { items.append(URLQueryItem(name: "cursor", value: String(cursor))) }
+        if let cursor { items.append(URLQueryItem(name: "before", value: String(cursor))) }
         var components = URLComponents()
         components.path = "/dashboard/audit"
         components.queryItems = items.isEmpty ? nil : items

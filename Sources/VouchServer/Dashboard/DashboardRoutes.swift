@@ -78,9 +78,9 @@ struct DashboardRoutes: Sendable {
         let (cookieToken, session) = await sessions.open()
         // The one admin action outside the signed-in pages: who opened a session, and when.
         // Failed attempts are not written (the rate limit bounds them, the log would not).
-        try? await store.appendAudit([NewAuditEntry(
+        await audit.write(NewAuditEntry(
             at: clock(), kind: .admin, actor: AdminPrincipal.dashboardSession(id: session.id).auditActor,
-            action: "dashboard.sign_in", outcome: "ok")])
+            action: AuditAction.dashboardSignIn, outcome: "ok"), logger: context.logger)
         return DashboardResponse.redirect(to: "/dashboard/apps", cookies: [
             cookies.set(DashboardCookies.session, cookieToken, maxAge: await sessions.lifetime),
             cookies.clear(DashboardCookies.signIn),

@@ -12,7 +12,7 @@ struct AuditCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List audit entries, newest first; --cursor continues where a page ended.",
+            abstract: "List audit events, newest first; --before continues where a page ended.",
             discussion: "Times are RFC 3339 (2026-11-23T22:00:00Z) or Unix seconds; --since is inclusive, --until exclusive.")
         @OptionGroup var admin: AdminOptions
         @Option(name: .long, help: "admin or sign_in_rejected.") var kind: String?
@@ -22,7 +22,7 @@ struct AuditCommand: AsyncParsableCommand {
         var object: String?
         @Option(name: .long, help: "Entries at or after this time.") var since: String?
         @Option(name: .long, help: "Entries before this time.") var until: String?
-        @Option(name: .long, help: "The next_cursor printed by the previous page.") var cursor: String?
+        @Option(name: .long, help: "The `next` printed by the previous page (older events).") var before: String?
         @Option(name: .long, help: "Entries per page, 1…200.") var limit: Int?
 
         func validate() throws {
@@ -36,11 +36,11 @@ struct AuditCommand: AsyncParsableCommand {
             }
             add("kind", kind)
             add("action", action)
-            if let app { add("app", try AdminPath.app(app)) }
+            if let app { add("app_id", try AdminPath.app(app)) }
             add("object", object)
             add("since", since)
             add("until", until)
-            add("cursor", cursor)
+            add("before", before)
             add("limit", limit.map(String.init))
             var components = URLComponents()
             components.queryItems = items
@@ -53,15 +53,16 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     static func lines(_ page: AuditPageResponse) -> [String] {
-        var lines = page.entries.map { entry in
-            var fields = [entry.at, entry.actor ?? "-", entry.action, entry.outcome]
-            if let app = entry.appID { fields.append("app=\(app)") }
-            if let type = entry.objectType, let id = entry.objectID { fields.append("\(type)=\(id)") }
-            if entry.count != 1 { fields.append("×\(entry.count)") }
+        var lines = page.events.map { event in
+            let detail = event.detail
+            var fields = [event.at, event.actor ?? "-", detail.action, detail.outcome ?? detail.reason ?? "-"]
+            if let app = event.appID { fields.append("app=\(app)") }
+            if let object = event.object { fields.append("\(object.type)=\(object.id)") }
+            if detail.count != 1 { fields.append("×\(detail.count)") }
             return fields.joined(separator: "  ")
         }
-        if lines.isEmpty { lines = ["no entries"] }
-        if let next = page.nextCursor { lines.append("more: --cursor \(next)") }
+        if lines.isEmpty { lines = ["no events"] }
+        if let next = page.next { lines.append("more: --before \(next)") }
         return lines
     }
 }
