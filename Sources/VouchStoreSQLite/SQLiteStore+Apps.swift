@@ -12,14 +12,14 @@ extension SQLiteStore {
     }
 
     public func app(id: UUID) async throws -> AppRecord? {
-        try await exclusive("app") { db in
+        try await read("app") { db in
             try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(id)]).first.map(AppRecord.init(row:))
         }
     }
 
     /// Ties on `created_at` (same second) keep insertion order, so the listing is stable.
     public func apps() async throws -> [AppRecord] {
-        try await exclusive("apps") { db in
+        try await read("apps") { db in
             try db.rows("SELECT * FROM apps ORDER BY created_at, rowid").map(AppRecord.init(row:))
         }
     }

@@ -21,7 +21,7 @@ extension SQLiteStore {
     /// Every filter is a parameter that is either NULL (no filter) or compared, so that one
     /// statement serves every combination.
     public func auditEntries(_ query: AuditQuery) async throws -> [AuditEntry] {
-        try await exclusive("auditEntries") { db in
+        try await read("auditEntries") { db in
             try db.rows(
                 """
                 SELECT * FROM audit_log

@@ -5,7 +5,7 @@ import VouchStore
 
 extension SQLiteStore {
     public func liveSessionCount(now: Int64) async throws -> Int {
-        try await exclusive("liveSessionCount") { db in
+        try await read("liveSessionCount") { db in
             let rows = try db.rows("SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NULL AND expires_at > ?", [.int64(now)])
             guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
             return Int(try row.int64("n"))

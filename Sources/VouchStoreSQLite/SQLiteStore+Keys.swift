@@ -19,13 +19,13 @@ extension SQLiteStore {
     }
 
     public func key(id: UUID) async throws -> KeyRecord? {
-        try await exclusive("key") { db in
+        try await read("key") { db in
             try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(id)]).first.map(KeyRecord.init(row:))
         }
     }
 
     public func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] {
-        try await exclusive("keys") { db in
+        try await read("keys") { db in
             try db.rows(
                 "SELECT * FROM provider_keys WHERE provider_id = ? ORDER BY created_at, rowid", [.uuid(providerID)]
             ).map(KeyRecord.init(row:))

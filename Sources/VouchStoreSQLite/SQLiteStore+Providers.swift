@@ -19,7 +19,7 @@ extension SQLiteStore {
     }
 
     public func provider(id: UUID) async throws -> ProviderRecord? {
-        try await exclusive("provider") { db in
+        try await read("provider") { db in
             guard let row = try db.rows("SELECT * FROM providers WHERE id = ?", [.uuid(id)]).first else {
                 return nil
             }

@@ -12,7 +12,7 @@ extension SQLiteStore {
     }
 
     public func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecretRecord? {
-        try await exclusive("registrationSecret") { db in
+        try await read("registrationSecret") { db in
             try db.rows(
                 "SELECT * FROM registration_secrets WHERE application_key = ?", [.uuid(applicationKey)]
             ).first.map(RegistrationSecretRecord.init(row:))
@@ -20,7 +20,7 @@ extension SQLiteStore {
     }
 
     public func registrationSecrets(appID: UUID) async throws -> [RegistrationSecretRecord] {
-        try await exclusive("registrationSecrets") { db in
+        try await read("registrationSecrets") { db in
             try db.rows(
                 "SELECT * FROM registration_secrets WHERE app_id = ? ORDER BY created_at, rowid", [.uuid(appID)]
             ).map(RegistrationSecretRecord.init(row:))
@@ -43,7 +43,7 @@ extension SQLiteStore {
 
     /// A nonce still counts as seen during its `expiresAt` second; it is free from the next one on.
     public func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
-        try await exclusive("registrationNonceSeen") { db in
+        try await read("registrationNonceSeen") { db in
             let rows = try db.rows(
                 "SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
                 [.uuid(appID), .text(nonce), .int64(now)])
@@ -52,7 +52,7 @@ extension SQLiteStore {
     }
 
     public func serverNonceUsed(hash: [UInt8]) async throws -> Bool {
-        try await exclusive("serverNonceUsed") { db in
+        try await read("serverNonceUsed") { db in
             let rows = try db.rows("SELECT 1 FROM used_server_nonces WHERE hash = ?", [.bytes(hash)])
             return !rows.isEmpty
         }

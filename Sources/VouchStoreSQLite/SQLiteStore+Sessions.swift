@@ -77,14 +77,14 @@ extension SQLiteStore {
     }
 
     public func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
-        try await exclusive("session") { db in
+        try await read("session") { db in
             try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
                 .first.map(SessionRecord.init(row:))
         }
     }
 
     public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
-        try await exclusive("sessionAndUser") { db in
+        try await read("sessionAndUser") { db in
             guard let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
                 .first.map(SessionRecord.init(row:)) else { return nil }
             let user = try db.rows("SELECT * FROM users WHERE app_id = ? AND user_id = ?",

@@ -4,7 +4,7 @@ import VouchStore
 extension SQLiteStore {
     /// Every question in one operation on the store's queue: one hop for the whole lot.
     public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
-        try await exclusive("signInStanding") { db in
+        try await read("signInStanding") { db in
             var standing = SignInStanding()
             if let providerID = questions.providerID {
                 let row = try db.rows(

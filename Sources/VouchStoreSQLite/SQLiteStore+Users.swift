@@ -4,7 +4,7 @@ import VouchStore
 
 extension SQLiteStore {
     public func user(appID: UUID, userID: String) async throws -> UserRecord? {
-        try await exclusive("user") { db in
+        try await read("user") { db in
             try db.rows(
                 "SELECT * FROM users WHERE app_id = ? AND user_id = ?", [.uuid(appID), .text(userID)]
             ).first.map(UserRecord.init(row:))
@@ -34,7 +34,7 @@ extension SQLiteStore {
     }
 
     public func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
-        try await exclusive("activeSessionCount") { db in
+        try await read("activeSessionCount") { db in
             let rows = try db.rows(
                 """
                 SELECT COUNT(*) AS n FROM sessions

@@ -15,10 +15,18 @@ public final class SQLiteStore: Store {
     static let busyTimeoutMilliseconds = 5_000
 
     let worker: SQLiteWorker
+    /// Reads, on their own connection so that they never wait behind a commit: opened the first
+    /// time a read finds the writer busy, so a store that is never busy keeps one connection.
+    /// Never opened for an in-memory database, which a second connection would not see.
+    let readers: SQLiteReaders
     let logger: Logger
 
-    private init(worker: SQLiteWorker, logger: Logger) {
+    let readConnection: SQLiteReadConnection
+
+    private init(worker: SQLiteWorker, readers: SQLiteReaders, readConnection: SQLiteReadConnection, logger: Logger) {
         self.worker = worker
+        self.readers = readers
+        self.readConnection = readConnection
         self.logger = logger
     }
 
@@ -32,6 +40,7 @@ public final class SQLiteStore: Store {
     ///   connection is then closed again.
     public static func open(
         path: String,
+        readConnection: SQLiteReadConnection = .whenBusy,
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
         let started = ContinuousClock.now
@@ -54,13 +63,20 @@ public final class SQLiteStore: Store {
                 "schema_version": "\(to)",
                 "duration": "\(ContinuousClock.now - started)",
             ])
-            return SQLiteStore(worker: worker, logger: logger)
+            let readers = SQLiteReaders(path: Self.isInMemory(path) || readConnection == .never ? nil : path,
+                                        busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
+            return SQLiteStore(worker: worker, readers: readers, readConnection: readConnection, logger: logger)
         } catch {
             _ = await worker.close()
             let mapped = StoreError.from(sqlite: error)
             logger.error("could not open SQLite store", metadata: ["path": "\(path)", "error": "\(mapped)"])
             throw mapped
         }
+    }
+
+    /// `:memory:` and `file::memory:…` name a database only one connection sees.
+    static func isInMemory(_ path: String) -> Bool {
+        path.isEmpty || path == ":memory:" || path.hasPrefix("file::memory:") || path.contains("mode=memory")
     }
 
     /// The per-connection settings; all must hold before the first transaction.
@@ -81,6 +97,23 @@ public final class SQLiteStore: Store {
     func exclusive<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
         do {
             return try await worker.run(body)
+        } catch {
+            throw mapped(error, operation)
+        }
+    }
+
+    /// Runs a read-only `body` on the read connection (in one snapshot) when `readConnection` says
+    /// so (`.whenBusy`: while the writer's queue has work, which the read would wait behind), and
+    /// on the writer's queue otherwise.
+    func read<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        let wantsReader = switch readConnection {
+        case .always: true
+        case .whenBusy: worker.isBusy
+        case .never: false
+        }
+        guard wantsReader, let reader = readers.reader() else { return try await exclusive(operation, body) }
+        do {
+            return try await reader.run(body)
         } catch {
             throw mapped(error, operation)
         }
@@ -113,6 +146,7 @@ public final class SQLiteStore: Store {
     /// Closes the connection once every operation queued before it has finished. Closing twice is
     /// harmless; any use afterwards throws `StoreError.unavailable`.
     public func close() async throws {
+        await readers.close()
         if await worker.close() { logger.info("closed SQLite store") }
     }
 }

@@ -19,7 +19,12 @@ final class SQLiteWorker: Sendable {
     private let queue = DispatchQueue(label: "vouch.store.sqlite")
     private let connection: Confined
     private let waiting = Mutex<[GroupedOperation]>([])
+    /// Operations queued or running: while there are any, a read sent here would wait for them.
+    private let inFlight = Atomic<Int>(0)
     private let logger: Logger
+
+    /// Whether an operation is queued or running on the connection right now.
+    var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
 
     init(handle: SQLiteConnectionHandle, logger: Logger) {
         self.connection = Confined(handle)
@@ -30,8 +35,11 @@ final class SQLiteWorker: Sendable {
     /// cancelled, so a statement is never abandoned halfway.
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
+            inFlight.add(1, ordering: .relaxed)
             queue.async {
-                continuation.resume(with: Result { try body(SQLiteRunner(handle: self.connection.handle)) })
+                let result = Result { try body(SQLiteRunner(handle: self.connection.handle)) }
+                self.inFlight.subtract(1, ordering: .relaxed)
+                continuation.resume(with: result)
             }
         }
     }
@@ -47,6 +55,7 @@ final class SQLiteWorker: Sendable {
                     outcome.value.withLock { $0 = value }
                 },
                 finish: { error in
+                    self.inFlight.subtract(1, ordering: .relaxed)
                     if let error {
                         continuation.resume(throwing: error)
                     } else if let value = outcome.value.withLock({ $0.take() }) {
@@ -55,6 +64,7 @@ final class SQLiteWorker: Sendable {
                         continuation.resume(throwing: StoreError.unavailable("a committed operation left no result"))
                     }
                 })
+            inFlight.add(1, ordering: .relaxed)
             waiting.withLock { $0.append(operation) }
             queue.async { self.commitWaiting() }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchProtocol
+import VouchStoreSQLite
 import VouchTokens
 
 @Suite("Client API (PROTOCOL §3) over real HTTP")
@@ -143,9 +144,12 @@ struct ClientAPITests {
         }
     }
 
-    @Test("one nonce, twenty concurrent sign-ins: exactly one session")
-    func concurrentSingleUseNonce() async throws {
-        try await LiveServer.run { server in
+    /// Also with the SQLite store's read connection (as `vouch serve` runs it, and always), so the
+    /// look-ups on one connection and the session's transaction on the other still admit one.
+    @Test("one nonce, twenty concurrent sign-ins: exactly one session",
+          arguments: [SQLiteReadConnection.never, .whenBusy, .always])
+    func concurrentSingleUseNonce(readConnection: SQLiteReadConnection) async throws {
+        try await LiveServer.run(readConnection: readConnection) { server in
             let fixture = try await Fixture.make(server)
             let nonce = try await server.nonce()
             let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in

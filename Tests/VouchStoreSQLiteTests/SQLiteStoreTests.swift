@@ -15,7 +15,7 @@ struct SQLiteStoreTests {
             // SQLite serves one instance: the race checks get the one store as every "instance"
             // (closing it twice is harmless), so they race its callers, not several processes.
             let conformance = StoreConformance { count in
-                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"))
+                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"), readConnection: .always)
                 return Array(repeating: store, count: count)
             }
             try await check.run(conformance)

@@ -35,7 +35,8 @@ struct TestBed: Sendable {
             logger.logLevel = .critical
             return logger
         }()
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, logger: logger)
+        // One connection per store, as in VouchServerTests' LiveServer (file descriptors).
+        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, readConnection: .never, logger: logger)
         let offset = ClockOffset()
         do {
             let port = PortBox()

@@ -85,14 +85,18 @@ struct LiveServer: Sendable {
     /// always stops the server and closes the store.
     static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(),
                     connectionLimits: ConnectionLimits = ConnectionLimits(), trustedProxies: Set<String> = [],
-                    logger serverLogger: Logger? = nil,
+                    logger serverLogger: Logger? = nil, readConnection: SQLiteReadConnection = .never,
                     _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var logger = Logger(label: "vouch-test")
         logger.logLevel = .warning
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, logger: logger)
+        // One connection per store: the suite runs a hundred servers at once, and a read connection
+        // each would take the process past the ~1 300 descriptors where Swift 6.3.1's
+        // `Process.run()` breaks (the read connection is covered by the SQLite conformance run and
+        // by the tests that spawn `vouch serve`).
+        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, readConnection: readConnection, logger: logger)
         do {
             let port = PortBox()
             let purges = PurgeTrigger()
