@@ -2,12 +2,13 @@ import Foundation
 import Logging
 import VouchStore
 
-/// The single-instance `Store`: one SQLite file, one connection.
+/// The single-instance `Store`: one SQLite file, one writer connection.
 ///
-/// One connection, used by one operation at a time on the `SQLiteWorker`'s serial queue, because
+/// The writer is used by one operation at a time on the `SQLiteWorker`'s serial queue, because
 /// SQLite allows a single writer anyway and a transaction must not have another operation's
 /// statements run in the middle of it. Every guarantee of `Store` (a nonce used once, a suspension
-/// visible at once) then follows from SQLite's transactions, not from in-process state.
+/// visible at once) then follows from SQLite's transactions, not from in-process state. Reads may
+/// run on a second connection (`SQLiteReadConnection`), so that they do not wait behind a commit.
 ///
 /// Call ``close()`` before dropping the store, so that the last operations finish first.
 public final class SQLiteStore: Store {
