@@ -50,7 +50,12 @@ final class SQLiteReader: Sendable {
             endTransaction(db)
             throw error
         }
-        try db.execute("COMMIT")
+        do {
+            try db.execute("COMMIT")
+        } catch {
+            endTransaction(db)
+            throw error
+        }
         return value
     }
 
