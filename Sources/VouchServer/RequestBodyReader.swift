@@ -26,8 +26,9 @@ package enum RequestBodyReader {
         guard !bytes.isEmpty else { throw APIError(.invalidRequest, "A JSON object body is required.") }
         let object = try checkStrictly(bytes)
         // The hot bodies are read from the object just parsed rather than parsed a second time.
-        if let objectType = T.self as? any JSONObjectDecodable.Type {
-            return try objectType.init(jsonObject: object) as! T
+        if let objectType = T.self as? any JSONObjectDecodable.Type,
+           let decoded = try objectType.init(jsonObject: object) as? T {
+            return decoded
         }
         do {
             return try decoder.decode(T.self, from: Data(bytes))
