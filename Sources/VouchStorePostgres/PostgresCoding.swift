@@ -28,6 +28,7 @@ struct PostgresRecordRow {
     func optionalInt64(_ name: String) throws -> Int64? { try decode(name, as: Int64?.self) }
     func text(_ name: String) throws -> String { try decode(name) }
     func optionalText(_ name: String) throws -> String? { try decode(name, as: String?.self) }
+    func optionalUUID(_ name: String) throws -> UUID? { try decode(name, as: UUID?.self) }
     func bool(_ name: String) throws -> Bool { try decode(name) }
     func bytes(_ name: String) throws -> [UInt8] {
         var buffer: ByteBuffer = try decode(name)
@@ -45,62 +46,11 @@ extension Array where Element == UInt8 {
     var bytea: ByteBuffer { ByteBuffer(bytes: self) }
 }
 
-extension AppRecord {
+extension RowDecodable {
+    /// The record from a PostgreSQL row (`RecordRow` does the reading, as for SQLite).
     init(postgres row: PostgresRow) throws {
-        let row = PostgresRecordRow(row)
-        self.init(id: try row.uuid("id"), name: try row.text("name"),
-                  sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"))
+        try self.init(row: PostgresRecordRow(row))
     }
 }
 
-extension KeyRecord {
-    init(postgres row: PostgresRow) throws {
-        let row = PostgresRecordRow(row)
-        guard let status = KeyStatus(rawValue: try row.text("status")) else {
-            throw StoreError.unavailable("corrupt row: column status has an unexpected value")
-        }
-        self.init(id: try row.uuid("id"), providerID: try row.uuid("provider_id"), status: status,
-                  publicKeyPEM: try row.text("public_key_pem"), fingerprint: try row.text("fingerprint"),
-                  createdAt: try row.int64("created_at"), lastVerifiedAt: try row.optionalInt64("last_verified_at"))
-    }
-}
-
-extension RegistrationSecretRecord {
-    init(postgres row: PostgresRow) throws {
-        let row = PostgresRecordRow(row)
-        self.init(applicationKey: try row.uuid("application_key"), appID: try row.uuid("app_id"),
-                  secret: try row.bytes("secret"), createdAt: try row.int64("created_at"),
-                  revokedAt: try row.optionalInt64("revoked_at"))
-    }
-}
-
-extension UserRecord {
-    init(postgres row: PostgresRow) throws {
-        let row = PostgresRecordRow(row)
-        self.init(
-            appID: try row.uuid("app_id"),
-            userID: try row.text("user_id"),
-            profile: IdentityProfile(
-                displayName: try row.optionalText("display_name"),
-                firstName: try row.optionalText("first_name"),
-                lastName: try row.optionalText("last_name"),
-                avatarURL: try row.optionalText("avatar_url")),
-            suspended: try row.bool("suspended"))
-    }
-}
-
-extension SessionRecord {
-    init(postgres row: PostgresRow) throws {
-        let row = PostgresRecordRow(row)
-        let endReason = try row.optionalText("end_reason").map { text in
-            guard let reason = SessionEndReason(rawValue: text) else {
-                throw StoreError.unavailable("corrupt row: column end_reason has an unexpected value")
-            }
-            return reason
-        }
-        self.init(tokenHash: try row.bytes("token_hash"), appID: try row.uuid("app_id"),
-                  userID: try row.text("user_id"), createdAt: try row.int64("created_at"),
-                  expiresAt: try row.int64("expires_at"), endedAt: try row.optionalInt64("ended_at"),
-                  endReason: endReason)
-    }
-}
+extension PostgresRecordRow: RecordRow {}

@@ -43,17 +43,3 @@ extension PostgresStore {
         }
     }
 }
-
-extension AuditEntry {
-    init(postgres row: PostgresRow) throws {
-        let row = PostgresRecordRow(row)
-        guard let kind = AuditKind(rawValue: try row.text("kind")) else {
-            throw StoreError.unavailable("corrupt row: column kind has an unexpected value")
-        }
-        self.init(id: try row.int64("id"), entry: NewAuditEntry(
-            at: try row.int64("at"), kind: kind, actor: try row.optionalText("actor"), action: try row.text("action"),
-            outcome: try row.text("outcome"), appID: try row.decode("app_id", as: UUID?.self),
-            objectType: try row.optionalText("object_type"), objectID: try row.optionalText("object_id"),
-            count: try row.int64("count")))
-    }
-}

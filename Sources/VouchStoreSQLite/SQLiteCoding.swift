@@ -19,12 +19,16 @@ extension SQLiteData {
 
 /// Typed reads of a result row. A column that is missing or holds the wrong type means the file was
 /// edited by hand or is corrupt: that is reported as an error, never trapped on.
-extension SQLiteRow {
+extension SQLiteRow: RecordRow {
     func uuid(_ name: String) throws -> UUID {
         guard let text = try data(name).string, let value = LayerID.parseUUID(text) else {
             throw corrupt(name)
         }
         return value
+    }
+
+    func optionalUUID(_ name: String) throws -> UUID? {
+        try optionalText(name) == nil ? nil : try uuid(name)
     }
 
     func int64(_ name: String) throws -> Int64 {

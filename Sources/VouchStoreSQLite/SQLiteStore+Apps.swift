@@ -40,13 +40,3 @@ extension SQLiteStore {
         return updated
     }
 }
-
-extension AppRecord {
-    init(row: SQLiteRow) throws {
-        self.init(
-            id: try row.uuid("id"),
-            name: try row.text("name"),
-            sessionTTLSeconds: try row.int64("session_ttl_seconds"),
-            createdAt: try row.int64("created_at"))
-    }
-}

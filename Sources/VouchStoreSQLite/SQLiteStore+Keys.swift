@@ -49,19 +49,3 @@ extension SQLiteStore {
         }
     }
 }
-
-extension KeyRecord {
-    init(row: SQLiteRow) throws {
-        guard let status = KeyStatus(rawValue: try row.text("status")) else {
-            throw StoreError.unavailable("corrupt row: column status has an unexpected value")
-        }
-        self.init(
-            id: try row.uuid("id"),
-            providerID: try row.uuid("provider_id"),
-            status: status,
-            publicKeyPEM: try row.text("public_key_pem"),
-            fingerprint: try row.text("fingerprint"),
-            createdAt: try row.int64("created_at"),
-            lastVerifiedAt: try row.optionalInt64("last_verified_at"))
-    }
-}

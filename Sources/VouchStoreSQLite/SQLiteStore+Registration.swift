@@ -58,14 +58,3 @@ extension SQLiteStore {
         }
     }
 }
-
-extension RegistrationSecretRecord {
-    init(row: SQLiteRow) throws {
-        self.init(
-            applicationKey: try row.uuid("application_key"),
-            appID: try row.uuid("app_id"),
-            secret: try row.bytes("secret"),
-            createdAt: try row.int64("created_at"),
-            revokedAt: try row.optionalInt64("revoked_at"))
-    }
-}

@@ -104,22 +104,3 @@ extension SQLiteStore {
         }
     }
 }
-
-extension SessionRecord {
-    init(row: SQLiteRow) throws {
-        let endReason = try row.optionalText("end_reason").map { text in
-            guard let reason = SessionEndReason(rawValue: text) else {
-                throw StoreError.unavailable("corrupt row: column end_reason has an unexpected value")
-            }
-            return reason
-        }
-        self.init(
-            tokenHash: try row.bytes("token_hash"),
-            appID: try row.uuid("app_id"),
-            userID: try row.text("user_id"),
-            createdAt: try row.int64("created_at"),
-            expiresAt: try row.int64("expires_at"),
-            endedAt: try row.optionalInt64("ended_at"),
-            endReason: endReason)
-    }
-}

@@ -68,17 +68,3 @@ extension SQLiteStore {
             [.int64(now), .text(reason.rawValue), .uuid(appID), .text(userID), .int64(now)])
     }
 }
-
-extension UserRecord {
-    init(row: SQLiteRow) throws {
-        self.init(
-            appID: try row.uuid("app_id"),
-            userID: try row.text("user_id"),
-            profile: IdentityProfile(
-                displayName: try row.optionalText("display_name"),
-                firstName: try row.optionalText("first_name"),
-                lastName: try row.optionalText("last_name"),
-                avatarURL: try row.optionalText("avatar_url")),
-            suspended: try row.bool("suspended"))
-    }
-}

@@ -1,0 +1,95 @@
+import Foundation
+import VouchProtocol
+
+/// A result row as both backends read it: typed columns by name, and a missing column or a value
+/// of the wrong type is `StoreError.unavailable` ("corrupt row"), never a trap. Each backend's
+/// row conforms; the records below are then read from either in one place, so the two backends
+/// cannot drift apart on what a column means.
+public protocol RecordRow {
+    func uuid(_ name: String) throws -> UUID
+    func optionalUUID(_ name: String) throws -> UUID?
+    func int64(_ name: String) throws -> Int64
+    func optionalInt64(_ name: String) throws -> Int64?
+    func text(_ name: String) throws -> String
+    func optionalText(_ name: String) throws -> String?
+    func bytes(_ name: String) throws -> [UInt8]
+    func bool(_ name: String) throws -> Bool
+}
+
+/// A record read from one row of its table (the columns named as both schemas name them).
+public protocol RowDecodable {
+    init(row: some RecordRow) throws
+}
+
+extension RecordRow {
+    /// A text column that must be one of an enum's raw values.
+    func value<Value: RawRepresentable>(_ name: String, as type: Value.Type) throws -> Value where Value.RawValue == String {
+        guard let value = Value(rawValue: try text(name)) else { throw Self.corrupt(name) }
+        return value
+    }
+
+    static func corrupt(_ name: String) -> StoreError {
+        StoreError.unavailable("corrupt row: column \(name) has an unexpected value")
+    }
+}
+
+extension AppRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(id: try row.uuid("id"), name: try row.text("name"),
+                  sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"))
+    }
+}
+
+extension KeyRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(id: try row.uuid("id"), providerID: try row.uuid("provider_id"),
+                  status: try row.value("status", as: KeyStatus.self),
+                  publicKeyPEM: try row.text("public_key_pem"), fingerprint: try row.text("fingerprint"),
+                  createdAt: try row.int64("created_at"), lastVerifiedAt: try row.optionalInt64("last_verified_at"))
+    }
+}
+
+extension RegistrationSecretRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(applicationKey: try row.uuid("application_key"), appID: try row.uuid("app_id"),
+                  secret: try row.bytes("secret"), createdAt: try row.int64("created_at"),
+                  revokedAt: try row.optionalInt64("revoked_at"))
+    }
+}
+
+extension UserRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(
+            appID: try row.uuid("app_id"),
+            userID: try row.text("user_id"),
+            profile: IdentityProfile(
+                displayName: try row.optionalText("display_name"),
+                firstName: try row.optionalText("first_name"),
+                lastName: try row.optionalText("last_name"),
+                avatarURL: try row.optionalText("avatar_url")),
+            suspended: try row.bool("suspended"))
+    }
+}
+
+extension SessionRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        let endReason = try row.optionalText("end_reason").map { text in
+            guard let reason = SessionEndReason(rawValue: text) else { throw type(of: row).corrupt("end_reason") }
+            return reason
+        }
+        self.init(tokenHash: try row.bytes("token_hash"), appID: try row.uuid("app_id"),
+                  userID: try row.text("user_id"), createdAt: try row.int64("created_at"),
+                  expiresAt: try row.int64("expires_at"), endedAt: try row.optionalInt64("ended_at"),
+                  endReason: endReason)
+    }
+}
+
+extension AuditEntry: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(id: try row.int64("id"), entry: NewAuditEntry(
+            at: try row.int64("at"), kind: try row.value("kind", as: AuditKind.self), actor: try row.optionalText("actor"),
+            action: try row.text("action"), outcome: try row.text("outcome"), appID: try row.optionalUUID("app_id"),
+            objectType: try row.optionalText("object_type"), objectID: try row.optionalText("object_id"),
+            count: try row.int64("count")))
+    }
+}
