@@ -26,15 +26,11 @@ struct StoreVerificationContext: VerificationContext {
         return provider.appIDs.contains(appID) ? .bound : .notBound
     }
 
+    /// The one-question look-ups below are what the protocol asks for; the verifier reaches the
+    /// store through `claimStanding`, which answers them all in one operation.
     func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool {
         guard let opened = nonces.open(nonce, now: now) else { return false }
         return try await !store.serverNonceUsed(hash: opened.hash)
-    }
-
-    func nonceStanding(_ nonce: String, appID: UUID, now: Int64) async throws -> NonceStanding {
-        guard let opened = nonces.open(nonce, now: now) else { return .unknown }
-        guard opened.admits(appID: appID) else { return .boundToAnotherApp }
-        return try await store.serverNonceUsed(hash: opened.hash) ? .used : .usable
     }
 
     func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
