@@ -18,8 +18,8 @@ public struct Authenticator: Sendable {
     let parsedKeys = ParsedKeyCache()
 
     /// The verifier's view of the world at `now` (a retired registration secret verifies nothing).
-    func context(now: Int64) -> StoreVerificationContext {
-        StoreVerificationContext(store: store, nonces: nonces, parsedKeys: parsedKeys, now: now)
+    func context(appID: UUID, now: Int64, fetchesApp: Bool) -> StoreVerificationContext {
+        StoreVerificationContext(store: store, nonces: nonces, parsedKeys: parsedKeys, appID: appID, now: now, fetchesApp: fetchesApp)
     }
 
     /// A fresh nonce; bound to `appID` when given, so that it admits a sign-in to that app only.
@@ -31,10 +31,16 @@ public struct Authenticator: Sendable {
     /// `POST /sessions`: verifies the token, then consumes its nonce and creates the session in
     /// one store transaction, so that a nonce admits at most one session however many requests
     /// race for it.
-    func signIn(identityToken: String, app: AppRecord) async throws -> SessionResponse {
+    ///
+    /// The app is read with the verification's other look-ups (one store operation for all of
+    /// them), so its absence is known only after the verdict; it still outranks every verdict.
+    func signIn(identityToken: String, appID: UUID) async throws -> SessionResponse {
         let now = clock()
+        let context = context(appID: appID, now: now, fetchesApp: true)
+        let verdict = try await verifier.verdict(identityToken, appID: appID, context: context, now: now)
+        guard let app = try await context.app() else { throw APIError.invalidAppID }
         let verified: VerifiedToken
-        switch try await verifier.verdict(identityToken, appID: app.id, context: context(now: now), now: now) {
+        switch verdict {
         case .verified(let token): verified = token
         case .rejected(let rejection): throw APIError.rejectedToken(rejection, serverTime: now)
         }
@@ -108,7 +114,8 @@ public struct Authenticator: Sendable {
     /// The validation tool: every problem, never consuming the nonce.
     func validate(identityToken: String, app: AppRecord) async throws -> ValidateTokenResponse {
         let now = clock()
-        let diagnosis = try await verifier.diagnose(identityToken, appID: app.id, context: context(now: now), now: now)
+        let diagnosis = try await verifier.diagnose(
+            identityToken, appID: app.id, context: context(appID: app.id, now: now, fetchesApp: false), now: now)
         return ValidateTokenResponse(
             valid: diagnosis.isValid, reasons: diagnosis.rejections.map(ValidateTokenResponse.Finding.init),
             header: diagnosis.header, claims: diagnosis.claims, profile: diagnosis.profile?.rawValue)

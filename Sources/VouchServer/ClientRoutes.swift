@@ -44,13 +44,14 @@ struct ClientRoutes {
     private func createSession(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
         try await enforceRateLimit(context)
         let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
-        let (token, app) = try await AppLookup.tokenAndApp(body, store: authenticator.store)
+        let (token, appID) = try AppLookup.tokenAndAppID(body)
         let session: SessionResponse
         do {
-            session = try await authenticator.signIn(identityToken: token, app: app)
+            session = try await authenticator.signIn(identityToken: token, appID: appID)
         } catch let error as APIError {
+            // A rejection is only ever given for an app that exists.
             if let reason = error.rejectionReason {
-                rejections.record(appID: app.id, reason: reason, at: authenticator.clock())
+                rejections.record(appID: appID, reason: reason, at: authenticator.clock())
             }
             throw error
         }

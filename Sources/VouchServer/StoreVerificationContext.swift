@@ -1,19 +1,60 @@
 import Foundation
+import Synchronization
 import VouchProtocol
 import VouchStore
 import VouchTokens
 
 /// The verifier's view of the world, answered by the store: the bridge that keeps VouchTokens
-/// free of I/O.
+/// free of I/O. One per request.
+///
+/// When the verifier tells it what it will look up (`prepare`), it reads all of it, the app
+/// included when `fetchesApp`, in one store operation, and answers the questions that follow
+/// from those rows when they are the ones planned; any other question goes to the store.
 struct StoreVerificationContext: VerificationContext {
     let store: any Store
     let nonces: NonceIssuer
     let parsedKeys: ParsedKeyCache
+    /// The app the request names.
+    let appID: UUID
     /// The time of the request: registration secrets are judged at it.
     let now: Int64
+    /// Whether `prepare` also reads the app's record (a sign-in needs it; the validation tool has
+    /// it already).
+    let fetchesApp: Bool
+    private let prefetched = Prefetched()
+
+    init(store: any Store, nonces: NonceIssuer, parsedKeys: ParsedKeyCache, appID: UUID, now: Int64, fetchesApp: Bool) {
+        self.store = store
+        self.nonces = nonces
+        self.parsedKeys = parsedKeys
+        self.appID = appID
+        self.now = now
+        self.fetchesApp = fetchesApp
+    }
+
+    func prepare(_ plan: LookupPlan) async throws {
+        var asked = storeQuestions(for: plan.claims, now: now)
+        asked.questions.includesApp = fetchesApp
+        asked.questions.keyID = plan.layerKeyID
+        let answers = try await store.signInStanding(asked.questions)
+        prefetched.keep(Prefetched.Answers(plan: plan, asked: asked, store: answers, includesApp: fetchesApp))
+    }
+
+    /// The app's record: read with everything else when the verification got as far as
+    /// `prepare`, read now otherwise.
+    func app() async throws -> AppRecord? {
+        if let answers = prefetched.answers, answers.includesApp { return answers.store.app }
+        return try await store.app(id: appID)
+    }
 
     func layerKey(id: UUID) async throws -> LayerVerificationKey? {
-        guard let record = try await store.key(id: id) else { return nil }
+        let record: KeyRecord?
+        if let answers = prefetched.answers, answers.plan.layerKeyID == id {
+            record = answers.store.key
+        } else {
+            record = try await store.key(id: id)
+        }
+        guard let record else { return nil }
         // Keys are checked when uploaded; a row that no longer parses is damage, not a verdict.
         guard let publicKey = try? parsedKeys.key(id: record.id, pem: record.publicKeyPEM) else {
             throw StoreError.unavailable("stored public key \(id.lowercased) does not parse")
@@ -48,29 +89,42 @@ struct StoreVerificationContext: VerificationContext {
         try await store.user(appID: appID, userID: userID)?.suspended ?? false
     }
 
-    /// One store operation for every claim-based lookup. The server nonce is opened here, once:
-    /// its hash is what the store is asked about, and what the session will record.
+    /// One store operation for every claim-based lookup, or none when `prepare` already read
+    /// the answers to exactly these questions.
     func claimStanding(_ questions: ClaimQuestions, now: Int64) async throws -> ClaimStanding {
-        var storeQuestions = SignInQuestions(
+        if let answers = prefetched.answers, answers.plan.claims == questions, answers.asked.questions.now == now {
+            return standing(answers.asked, answers.store)
+        }
+        let asked = storeQuestions(for: questions, now: now)
+        return standing(asked, try await store.signInStanding(asked.questions))
+    }
+
+    /// The store's questions for the verifier's. The server nonce is opened here, once: its hash
+    /// is what the store is asked about, and what the session will record. A forged, expired or
+    /// other app's nonce needs no look-up: its standing is known now.
+    private func storeQuestions(for questions: ClaimQuestions, now: Int64) -> AskedQuestions {
+        var asked = AskedQuestions(questions: SignInQuestions(
             appID: questions.appID, providerID: questions.providerID,
             registrationNonce: questions.registrationNonce?.nonce, registrationNonceAppID: questions.registrationNonce?.appID,
-            userID: questions.userID, now: now)
-        var standing = ClaimStanding()
-        var opened: NonceIssuer.Opened?
+            userID: questions.userID, now: now))
         if let nonce = questions.serverNonce {
-            // A forged, expired or other app's nonce needs no lookup: its standing is known now.
-            opened = nonces.open(nonce, now: now)
-            if let opened {
+            asked.opened = nonces.open(nonce, now: now)
+            if let opened = asked.opened {
                 if opened.admits(appID: questions.appID) {
-                    storeQuestions.serverNonceHash = opened.hash
+                    asked.questions.serverNonceHash = opened.hash
                 } else {
-                    standing.serverNonce = .boundToAnotherApp
+                    asked.knownNonceStanding = .boundToAnotherApp
                 }
             } else {
-                standing.serverNonce = .unknown
+                asked.knownNonceStanding = .unknown
             }
         }
-        let answers = try await store.signInStanding(storeQuestions)
+        return asked
+    }
+
+    private func standing(_ asked: AskedQuestions, _ answers: SignInStanding) -> ClaimStanding {
+        var standing = ClaimStanding()
+        standing.serverNonce = asked.knownNonceStanding
         standing.providerBinding = answers.provider.map { provider in
             switch provider {
             case .unknown: .unknownProvider
@@ -78,7 +132,7 @@ struct StoreVerificationContext: VerificationContext {
             case .bound: .bound
             }
         }
-        if let used = answers.serverNonceUsed, let opened {
+        if let used = answers.serverNonceUsed, let opened = asked.opened {
             standing.serverNonce = used ? .used : .usable
             if !used { standing.serverNonceUse = ServerNonceUse(hash: opened.hash, expiresAt: opened.expiresAt) }
         }
@@ -86,4 +140,27 @@ struct StoreVerificationContext: VerificationContext {
         standing.userSuspended = answers.userSuspended
         return standing
     }
+}
+
+/// The store's form of a verifier's questions, with what opening the server nonce told.
+private struct AskedQuestions: Sendable {
+    var questions: SignInQuestions
+    var opened: NonceIssuer.Opened?
+    /// The nonce's standing when it was settled without the store (forged, expired, other app's).
+    var knownNonceStanding: NonceStanding?
+}
+
+/// What one `prepare` read, kept for the rest of the request.
+private final class Prefetched: Sendable {
+    struct Answers: Sendable {
+        let plan: LookupPlan
+        let asked: AskedQuestions
+        let store: SignInStanding
+        let includesApp: Bool
+    }
+
+    private let stored = Mutex<Answers?>(nil)
+
+    var answers: Answers? { stored.withLock { $0 } }
+    func keep(_ answers: Answers) { stored.withLock { $0 = answers } }
 }

@@ -1,6 +1,9 @@
 import Foundation
 
-/// What a sign-in asks the store once the token's signature holds: the rows its claims name.
+/// What a sign-in asks the store: the app, the key the token names, and the rows its claims name,
+/// in one operation (one hop, one snapshot) instead of one per rule. It is asked before the
+/// signature is checked, with what the token *says*; the verifier reads each answer only when its
+/// rule comes, and the claim-based ones only for a signed token.
 /// Each question is optional; an unasked one gets a `nil` answer.
 public struct SignInQuestions: Sendable, Equatable {
     public var appID: UUID
@@ -15,10 +18,18 @@ public struct SignInQuestions: Sendable, Equatable {
     public var userID: String?
     /// The time registration nonces are judged at.
     public var now: Int64
+    /// Also fetch the record of `appID` (a sign-in needs it; the validation tool has it already).
+    public var includesApp: Bool
+    /// Layer: also fetch the key a token's `kid` names, so that a sign-in reads everything its
+    /// verification needs in this one operation.
+    public var keyID: UUID?
 
     public init(appID: UUID, providerID: UUID? = nil, serverNonceHash: [UInt8]? = nil, registrationNonce: String? = nil,
-                registrationNonceAppID: UUID? = nil, userID: String? = nil, now: Int64) {
+                registrationNonceAppID: UUID? = nil, userID: String? = nil, now: Int64,
+                includesApp: Bool = false, keyID: UUID? = nil) {
         self.appID = appID
+        self.includesApp = includesApp
+        self.keyID = keyID
         self.providerID = providerID
         self.serverNonceHash = serverNonceHash
         self.registrationNonce = registrationNonce
@@ -41,9 +52,15 @@ public struct SignInStanding: Sendable, Equatable {
     public var registrationNonceSeen: Bool?
     /// `false` for a user with no row yet (a first sign-in).
     public var userSuspended: Bool?
+    /// The app, when `includesApp` asked for it and it exists.
+    public var app: AppRecord?
+    /// The key named by `keyID`, when asked for and it exists.
+    public var key: KeyRecord?
 
     public init(provider: Provider? = nil, serverNonceUsed: Bool? = nil, registrationNonceSeen: Bool? = nil,
-                userSuspended: Bool? = nil) {
+                userSuspended: Bool? = nil, app: AppRecord? = nil, key: KeyRecord? = nil) {
+        self.app = app
+        self.key = key
         self.provider = provider
         self.serverNonceUsed = serverNonceUsed
         self.registrationNonceSeen = registrationNonceSeen
@@ -72,6 +89,8 @@ extension Store {
         if let userID = questions.userID {
             standing.userSuspended = try await user(appID: questions.appID, userID: userID)?.suspended ?? false
         }
+        if questions.includesApp { standing.app = try await app(id: questions.appID) }
+        if let keyID = questions.keyID { standing.key = try await key(id: keyID) }
         return standing
     }
 }

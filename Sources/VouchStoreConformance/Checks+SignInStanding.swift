@@ -46,6 +46,18 @@ extension StoreConformance {
             #expect(all == SignInStanding(provider: .notBound, serverNonceUsed: true, registrationNonceSeen: true, userSuspended: true))
             let partial = try await ask(.init(appID: app.id, providerID: bound.id, userID: "ada", now: t0))
             #expect(partial == SignInStanding(provider: .bound, userSuspended: false))
+
+            // The app and the key, read with the rest when asked for, as `app(id:)` and `key(id:)` read them.
+            let key = KeyRecord(id: UUID(), providerID: bound.id, status: .active, publicKeyPEM: "pem",
+                                fingerprint: "sha256:" + String(repeating: "ab", count: 32), createdAt: t0)
+            try await store.createKey(key)
+            let storedKey = try #require(try await store.key(id: key.id))
+            let storedApp = try #require(try await store.app(id: app.id))
+            let withRecords = try await ask(.init(appID: app.id, providerID: bound.id, userID: "ada", now: t0,
+                                                  includesApp: true, keyID: key.id))
+            #expect(withRecords == SignInStanding(provider: .bound, userSuspended: false, app: storedApp, key: storedKey))
+            #expect(try await ask(.init(appID: app.id, now: t0, includesApp: true)) == SignInStanding(app: storedApp))
+            #expect(try await ask(.init(appID: UUID(), now: t0, includesApp: true, keyID: UUID())) == SignInStanding())
         }
     }
 }

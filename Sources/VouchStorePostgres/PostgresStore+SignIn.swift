@@ -3,14 +3,16 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
-    /// Every question in one statement, one round trip. An unasked question binds NULL, which
-    /// matches no row, and its answer is left out.
+    /// Every claim question in one statement, one round trip; the app and the key, when asked,
+    /// in one more each on the same connection. An unasked question binds NULL, which matches no
+    /// row, and its answer is left out.
     public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
         let providerID = questions.providerID
         let nonceHash = questions.serverNonceHash.map(\.bytea)
         let registrationNonce = questions.registrationNonce
         let registrationAppID = questions.registrationNonceAppID ?? questions.appID
         let userID = questions.userID
+        let keyID = questions.keyID
         let row = try await single("signInStanding") { db in
             let rows = try await db.rows("""
                 SELECT
@@ -23,15 +25,26 @@ extension PostgresStore {
                 """)
             guard let row = rows.first else { throw StoreError.unavailable("sign-in lookup returned no row") }
             let record = PostgresRecordRow(row)
+            // The app and the key on the same connection, right after: rows of their own shape.
+            var app: AppRecord?
+            if questions.includesApp {
+                app = try await db.rows("SELECT * FROM apps WHERE id = \(questions.appID)").first.map(AppRecord.init(postgres:))
+            }
+            var key: KeyRecord?
+            if let keyID {
+                key = try await db.rows("SELECT * FROM provider_keys WHERE id = \(keyID)").first.map(KeyRecord.init(postgres:))
+            }
             return (known: try record.bool("provider_known"), bound: try record.bool("provider_bound"),
                     nonceUsed: try record.bool("nonce_used"), nonceSeen: try record.bool("nonce_seen"),
-                    suspended: try record.bool("suspended"))
+                    suspended: try record.bool("suspended"), app: app, key: key)
         }
         var standing = SignInStanding()
         if providerID != nil { standing.provider = row.bound ? .bound : (row.known ? .notBound : .unknown) }
         if nonceHash != nil { standing.serverNonceUsed = row.nonceUsed }
         if registrationNonce != nil { standing.registrationNonceSeen = row.nonceSeen }
         if userID != nil { standing.userSuspended = row.suspended }
+        standing.app = row.app
+        standing.key = row.key
         return standing
     }
 }

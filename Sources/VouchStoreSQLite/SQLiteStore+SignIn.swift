@@ -28,6 +28,12 @@ extension SQLiteStore {
                     "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?", [.uuid(questions.appID), .text(userID)]
                 ).first?.bool("suspended") ?? false
             }
+            if questions.includesApp {
+                standing.app = try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(questions.appID)]).first.map(AppRecord.init(row:))
+            }
+            if let keyID = questions.keyID {
+                standing.key = try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(keyID)]).first.map(KeyRecord.init(row:))
+            }
             return standing
         }
     }

@@ -27,6 +27,7 @@ struct LayerPolicy {
         // #8–#11: the key named in `kid`.
         var key: LayerVerificationKey?
         if let kid = jws.header["kid"]?.stringValue, let keyID = try resolveKeyID(kid, &findings) {
+            try await lookUp { try await context.prepare(lookupPlan(keyID: keyID)) }
             key = try await lookUp { try await context.layerKey(id: keyID) }
             switch key?.status {
             case nil: try findings.add(.keyNotFound, param: "kid")
@@ -126,6 +127,14 @@ struct LayerPolicy {
         .init(name: "last_name", kind: .string, required: false),
         .init(name: "avatar_url", kind: .string, required: false),
     ]
+
+    /// What the look-ups below will ask if the claims are well-formed and `iss` names the key's
+    /// provider, read from the claims before any rule has judged them.
+    private func lookupPlan(keyID: UUID) -> LookupPlan {
+        func text(_ name: String) -> String? { jws.claims[name]?.stringValue }
+        return LookupPlan(layerKeyID: keyID, claims: ClaimQuestions(
+            appID: appID, providerID: text("iss").flatMap(LayerID.parseProvider), serverNonce: text("nce"), userID: text("prn")))
+    }
 
     /// #8/#9: `layer:///keys/<uuid>` or a bare UUID. A `layer:///keys/` prefix with anything but a
     /// UUID after it is malformed; anything else (paths, SQL, other schemes) names no key.

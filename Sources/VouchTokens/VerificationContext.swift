@@ -56,6 +56,9 @@ public enum NonceStanding: Sendable, Equatable {
 /// only after the signature has been verified, all together through `claimStanding`. Errors thrown here are infrastructure failures
 /// (the database is down), never a verdict on the token.
 public protocol VerificationContext: Sendable {
+    /// Told everything the verification will look up, before the first look-up; the default does
+    /// nothing. A context that fetches ahead must still answer each later question as asked.
+    func prepare(_ plan: LookupPlan) async throws
     func layerKey(id: UUID) async throws -> LayerVerificationKey?
     func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding
     /// Whether a server-issued nonce is genuine, unexpired and not yet used.
@@ -74,6 +77,8 @@ public protocol VerificationContext: Sendable {
 }
 
 extension VerificationContext {
+    public func prepare(_ plan: LookupPlan) async throws {}
+
     public func nonceStanding(_ nonce: String, appID: UUID, now: Int64) async throws -> NonceStanding {
         try await isNonceUsable(nonce, now: now) ? .usable : .unknown
     }

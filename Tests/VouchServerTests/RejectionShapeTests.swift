@@ -35,7 +35,7 @@ struct RejectionShapeTests {
                 claims: fixture.layerClaims(user: "late", nonce: try await server.nonce(), now: server.clock.now))
             var late: APIError?
             do {
-                _ = try await authenticator.signIn(identityToken: token, app: app)
+                _ = try await authenticator.signIn(identityToken: token, appID: app.id)
             } catch let error as APIError {
                 late = error
             }

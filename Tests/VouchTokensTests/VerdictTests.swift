@@ -11,9 +11,18 @@ struct VerdictTests {
     struct OneCallContext: VerificationContext {
         var base: TestContext
         let asked = CallLog()
+        let plans = CallLog()
         let nonceUse = ServerNonceUse(hash: Array(repeating: 7, count: 32), expiresAt: LayerWorld.now + 600)
 
-        func layerKey(id: UUID) async throws -> LayerVerificationKey? { try await base.layerKey(id: id) }
+        func prepare(_ plan: LookupPlan) async throws {
+            #expect(asked.all.isEmpty, "the plan comes before the look-ups it announces")
+            plans.record("\(plan.layerKeyID?.lowercased ?? "-") \(plan.claims.providerID?.lowercased ?? "-") "
+                         + "\(plan.claims.serverNonce ?? "-") \(plan.claims.userID ?? "-")")
+        }
+        func layerKey(id: UUID) async throws -> LayerVerificationKey? {
+            asked.record("key \(id.lowercased)")
+            return try await base.layerKey(id: id)
+        }
         func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding { Issue.record("asked alone"); return .bound }
         func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool { Issue.record("asked alone"); return true }
         func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
@@ -40,7 +49,25 @@ struct VerdictTests {
         let verdict = try await TokenVerifier().verdict(try LayerWorld.token(), appID: LayerWorld.appID, context: context, now: LayerWorld.now)
         guard case .verified(let token) = verdict else { Issue.record("not verified: \(verdict)"); return }
         #expect(token.serverNonceUse == context.nonceUse)
-        #expect(context.asked.all == ["\(LayerWorld.providerID.lowercased) \(LayerWorld.nonce) - \(LayerWorld.userID)"])
+        #expect(context.asked.all == ["key \(LayerWorld.keyID.lowercased)",
+                                      "\(LayerWorld.providerID.lowercased) \(LayerWorld.nonce) - \(LayerWorld.userID)"])
+        // Everything looked up was announced first, so a store can read it in one operation.
+        #expect(context.plans.all == ["\(LayerWorld.keyID.lowercased) \(LayerWorld.providerID.lowercased) "
+                                      + "\(LayerWorld.nonce) \(LayerWorld.userID)"])
+    }
+
+    @Test("the plan is what the token says; the questions are what the rules let through")
+    func planIsUnverified() async throws {
+        let context = OneCallContext(base: LayerWorld.context())
+        let otherProvider = UUID()
+        var claims = LayerWorld.claims()
+        claims["iss"] = jsonString(LayerID.provider(otherProvider))
+        let verdict = try await TokenVerifier().verdict(try LayerWorld.token(claims: claims), appID: LayerWorld.appID,
+                                                        context: context, now: LayerWorld.now)
+        #expect(verdict == .rejected(TokenRejection(.providerNotFound, claim: "iss")))
+        #expect(context.plans.all == ["\(LayerWorld.keyID.lowercased) \(otherProvider.lowercased) \(LayerWorld.nonce) \(LayerWorld.userID)"])
+        // The verdict stops at #16: the provider the plan named is never asked about.
+        #expect(context.asked.all == ["key \(LayerWorld.keyID.lowercased)"])
     }
 
     @Test("a Sinch sign-in asks the claim lookups once, for the secret's app")
@@ -59,7 +86,7 @@ struct VerdictTests {
         let forged = try LayerWorld.token(key: TestKeys.attacker.privateKey)
         let verdict = try await TokenVerifier().verdict(forged, appID: LayerWorld.appID, context: context, now: LayerWorld.now)
         #expect(verdict == .rejected(TokenRejection(.signatureVerificationFailed)))
-        #expect(context.asked.all.isEmpty)
+        #expect(context.asked.all == ["key \(LayerWorld.keyID.lowercased)"])
 
         let garbage = try await TokenVerifier().verdict("not.a-token", appID: LayerWorld.appID, context: context, now: LayerWorld.now)
         #expect(garbage == .rejected(TokenRejection(.wrongJWSPartCount)))
