@@ -173,3 +173,15 @@ public struct NewSession: Sendable, Equatable {
         self.keyID = keyID
     }
 }
+
+extension IdentityProfile {
+    /// Whether a sign-in whose claims carry `update` would change this stored profile: the fields
+    /// it carries replace the stored ones, the fields it omits keep theirs. A returning user
+    /// whose token says nothing new needs no write.
+    public func changes(with update: IdentityProfile) -> Bool {
+        (update.displayName != nil && update.displayName != displayName)
+            || (update.firstName != nil && update.firstName != firstName)
+            || (update.lastName != nil && update.lastName != lastName)
+            || (update.avatarURL != nil && update.avatarURL != avatarURL)
+    }
+}

@@ -95,9 +95,16 @@ extension StoreConformance {
             #expect(try await store.createSession(newSession(app: app.id, user: "u", profile: partial)).profile == merged)
 
             #expect(try await store.createSession(newSession(app: app.id, user: "u")).profile == merged)
+            // Claims that repeat what is stored change nothing (a backend may skip the write) ...
+            #expect(try await store.createSession(newSession(app: app.id, user: "u", profile: partial)).profile == merged)
+            // ... and one changed field among repeated ones is still written.
+            var newAvatar = merged
+            newAvatar.avatarURL = "https://example.com/new.png"
+            let avatarOnly = IdentityProfile(displayName: "New Name", avatarURL: "https://example.com/new.png")
+            #expect(try await store.createSession(newSession(app: app.id, user: "u", profile: avatarOnly)).profile == newAvatar)
             #expect(try await store.user(appID: app.id, userID: "u")
-                    == UserRecord(appID: app.id, userID: "u", profile: merged, suspended: false))
-            #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 3)
+                    == UserRecord(appID: app.id, userID: "u", profile: newAvatar, suspended: false))
+            #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 5)
         }
     }
 

@@ -11,31 +11,17 @@ extension SQLiteStore {
             try Self.claim(session.nonce, at: session.createdAt, db)
 
             let existing = try db.rows(
-                "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?",
-                [.uuid(session.appID), .text(session.userID)])
-            if let row = existing.first, try row.bool("suspended") {
-                throw StoreError.userSuspended
-            }
+                "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+                [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
+            if existing?.suspended == true { throw StoreError.userSuspended }
 
-            let profile = session.profile
-            let rows = try db.rows(
-                """
-                INSERT INTO users (app_id, user_id, display_name, first_name, last_name, avatar_url,
-                                   suspended, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)
-                ON CONFLICT (app_id, user_id) DO UPDATE SET
-                    display_name = COALESCE(excluded.display_name, users.display_name),
-                    first_name = COALESCE(excluded.first_name, users.first_name),
-                    last_name = COALESCE(excluded.last_name, users.last_name),
-                    avatar_url = COALESCE(excluded.avatar_url, users.avatar_url),
-                    updated_at = excluded.updated_at
-                RETURNING *
-                """,
-                [.uuid(session.appID), .text(session.userID), .optionalText(profile.displayName),
-                 .optionalText(profile.firstName), .optionalText(profile.lastName),
-                 .optionalText(profile.avatarURL), .int64(session.createdAt)])
-            guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
-            let user = try UserRecord(row: row)
+            let user: UserRecord
+            if let existing, !existing.profile.changes(with: session.profile) {
+                // A returning user whose claims change nothing: the row is not written again.
+                user = existing
+            } else {
+                user = try Self.upsertUser(session, db)
+            }
 
             try db.execute(
                 "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
@@ -48,6 +34,30 @@ extension SQLiteStore {
             }
             return user
         }
+    }
+
+    /// A first sign-in creates the user; a later one replaces the profile fields its claims carry
+    /// and keeps the others.
+    private static func upsertUser(_ session: NewSession, _ db: SQLiteRunner) throws -> UserRecord {
+        let profile = session.profile
+        let rows = try db.rows(
+            """
+            INSERT INTO users (app_id, user_id, display_name, first_name, last_name, avatar_url,
+                               suspended, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)
+            ON CONFLICT (app_id, user_id) DO UPDATE SET
+                display_name = COALESCE(excluded.display_name, users.display_name),
+                first_name = COALESCE(excluded.first_name, users.first_name),
+                last_name = COALESCE(excluded.last_name, users.last_name),
+                avatar_url = COALESCE(excluded.avatar_url, users.avatar_url),
+                updated_at = excluded.updated_at
+            RETURNING *
+            """,
+            [.uuid(session.appID), .text(session.userID), .optionalText(profile.displayName),
+             .optionalText(profile.firstName), .optionalText(profile.lastName),
+             .optionalText(profile.avatarURL), .int64(session.createdAt)])
+        guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
+        return try UserRecord(row: row)
     }
 
     /// Records the nonce's use, or throws `.nonceAlreadyUsed`. A registration nonce whose previous
