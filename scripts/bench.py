@@ -57,6 +57,18 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def disk_bytes(pid):
+    """Bytes a process caused to be written to storage (`write_bytes` of /proc/<pid>/io)."""
+    try:
+        with open(f"/proc/{pid}/io") as handle:
+            for line in handle:
+                if line.startswith("write_bytes:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def start_wrk(url, seconds, connections, script=None, headers=(), env=None):
     threads = max(1, min(connections, os.cpu_count() or 2))
     command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--latency", "--timeout", "10s"]
@@ -130,6 +142,7 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
     targets = [target if isinstance(target, tuple) else (target, None) for target in targets]
     recorder = start_profile(name, pids)
     before = sum(cpu_seconds(pid) for pid in pids)
+    disk_before = sum(disk_bytes(pid) for pid in pids)
     database_before = database_cpu_seconds() if with_database else {}
     share = max(1, connections // len(targets))
     runs = [start_wrk(url, seconds, share, env=env, **kwargs) for url, env in targets]
@@ -152,6 +165,7 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
     served = result.get("created", result["requests"] - result["non2xx"])
     result["served"] = served
     result["cpu_us"] = (sum(cpu_seconds(pid) for pid in pids) - before) / max(served, 1) * 1e6
+    result["disk_kib"] = (sum(disk_bytes(pid) for pid in pids) - disk_before) / max(served, 1) / 1024
     result["db_cpu_us"] = database_cpu_since(database_before) / max(served, 1) * 1e6 if with_database else None
     result["served_rps"] = served / seconds
     return result
@@ -356,12 +370,13 @@ def main():
 
     print("== results")
     print(f"{'what':26} {'served/s':>9} {'CPU µs/req':>10} {'db µs/req':>9} {'p50 ms':>7} {'p99 ms':>7} "
-          f"{'× bare CPU':>10} {'× bare rate':>11} {'× RSA verify':>12}")
+          f"{'× bare CPU':>10} {'× bare rate':>11} {'× RSA verify':>12} {'disk KiB/req':>12}")
     for result in results:
         database = f"{result['db_cpu_us']:9.1f}" if result.get("db_cpu_us") is not None else f"{'-':>9}"
         print(f"{result['name']:26} {result['served_rps']:9.0f} {result['cpu_us']:10.1f} {database} {result['p50_ms']:7.2f} "
               f"{result['p99_ms']:7.2f} {result['cpu_us'] / floor['cpu_us']:10.2f} "
-              f"{result['served_rps'] / floor['served_rps']:11.3f} {result['cpu_us'] / rsa_us:12.2f}")
+              f"{result['served_rps'] / floor['served_rps']:11.3f} {result['cpu_us'] / rsa_us:12.2f} "
+              f"{result.get('disk_kib', 0):12.2f}")
     for result in results:
         problems = []
         if result.get("refused"):
