@@ -36,6 +36,7 @@ struct StoreVerificationContext: VerificationContext {
         var asked = storeQuestions(for: plan.claims, now: now)
         asked.questions.includesApp = fetchesApp
         asked.questions.keyID = plan.layerKeyID
+        asked.questions.applicationKey = plan.applicationKey
         let answers = try await store.signInStanding(asked.questions)
         prefetched.keep(Prefetched.Answers(plan: plan, asked: asked, store: answers, includesApp: fetchesApp))
     }
@@ -75,9 +76,14 @@ struct StoreVerificationContext: VerificationContext {
     }
 
     func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
+        let record: RegistrationSecretRecord?
+        if let answers = prefetched.answers, answers.plan.applicationKey == applicationKey {
+            record = answers.store.registrationSecret
+        } else {
+            record = try await store.registrationSecret(applicationKey: applicationKey)
+        }
         // A revoked secret is as good as none: its tokens answer `eit_key_not_found`.
-        guard let record = try await store.registrationSecret(applicationKey: applicationKey),
-              record.isValid(at: now) else { return nil }
+        guard let record, record.isValid(at: now) else { return nil }
         return RegistrationSecret(applicationKey: record.applicationKey, appID: record.appID, secret: record.secret)
     }
 

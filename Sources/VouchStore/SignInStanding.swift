@@ -23,13 +23,16 @@ public struct SignInQuestions: Sendable, Equatable {
     /// Layer: also fetch the key a token's `kid` names, so that a sign-in reads everything its
     /// verification needs in this one operation.
     public var keyID: UUID?
+    /// Sinch: also fetch the registration secret of this application key.
+    public var applicationKey: UUID?
 
     public init(appID: UUID, providerID: UUID? = nil, serverNonceHash: [UInt8]? = nil, registrationNonce: String? = nil,
                 registrationNonceAppID: UUID? = nil, userID: String? = nil, now: Int64,
-                includesApp: Bool = false, keyID: UUID? = nil) {
+                includesApp: Bool = false, keyID: UUID? = nil, applicationKey: UUID? = nil) {
         self.appID = appID
         self.includesApp = includesApp
         self.keyID = keyID
+        self.applicationKey = applicationKey
         self.providerID = providerID
         self.serverNonceHash = serverNonceHash
         self.registrationNonce = registrationNonce
@@ -56,11 +59,16 @@ public struct SignInStanding: Sendable, Equatable {
     public var app: AppRecord?
     /// The key named by `keyID`, when asked for and it exists.
     public var key: KeyRecord?
+    /// The secret of `applicationKey`, when asked for and it exists (revoked or not: its validity
+    /// is the caller's to judge, as with `registrationSecret(applicationKey:)`).
+    public var registrationSecret: RegistrationSecretRecord?
 
     public init(provider: Provider? = nil, serverNonceUsed: Bool? = nil, registrationNonceSeen: Bool? = nil,
-                userSuspended: Bool? = nil, app: AppRecord? = nil, key: KeyRecord? = nil) {
+                userSuspended: Bool? = nil, app: AppRecord? = nil, key: KeyRecord? = nil,
+                registrationSecret: RegistrationSecretRecord? = nil) {
         self.app = app
         self.key = key
+        self.registrationSecret = registrationSecret
         self.provider = provider
         self.serverNonceUsed = serverNonceUsed
         self.registrationNonceSeen = registrationNonceSeen
@@ -91,6 +99,9 @@ extension Store {
         }
         if questions.includesApp { standing.app = try await app(id: questions.appID) }
         if let keyID = questions.keyID { standing.key = try await key(id: keyID) }
+        if let applicationKey = questions.applicationKey {
+            standing.registrationSecret = try await registrationSecret(applicationKey: applicationKey)
+        }
         return standing
     }
 }

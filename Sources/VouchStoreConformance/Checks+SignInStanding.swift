@@ -58,6 +58,14 @@ extension StoreConformance {
             #expect(withRecords == SignInStanding(provider: .bound, userSuspended: false, app: storedApp, key: storedKey))
             #expect(try await ask(.init(appID: app.id, now: t0, includesApp: true)) == SignInStanding(app: storedApp))
             #expect(try await ask(.init(appID: UUID(), now: t0, includesApp: true, keyID: UUID())) == SignInStanding())
+
+            let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: randomBytes(), createdAt: t0)
+            try await store.createRegistrationSecret(secret)
+            let storedSecret = try #require(try await store.registrationSecret(applicationKey: secret.applicationKey))
+            #expect(try await ask(.init(appID: app.id, registrationNonce: "seen", userID: "ada", now: t0,
+                                        applicationKey: secret.applicationKey))
+                    == SignInStanding(registrationNonceSeen: false, userSuspended: false, registrationSecret: storedSecret))
+            #expect(try await ask(.init(appID: app.id, now: t0, applicationKey: UUID())) == SignInStanding())
         }
     }
 }

@@ -3,8 +3,8 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
-    /// Every claim question in one statement, one round trip; the app and the key, when asked,
-    /// in one more each on the same connection. An unasked question binds NULL, which matches no
+    /// Every claim question in one statement, one round trip; the app, the key and the
+    /// registration secret, when asked, in one more each on the same connection. An unasked question binds NULL, which matches no
     /// row, and its answer is left out.
     public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
         let providerID = questions.providerID
@@ -34,9 +34,14 @@ extension PostgresStore {
             if let keyID {
                 key = try await db.rows("SELECT * FROM provider_keys WHERE id = \(keyID)").first.map(KeyRecord.init(postgres:))
             }
+            var secret: RegistrationSecretRecord?
+            if let applicationKey = questions.applicationKey {
+                secret = try await db.rows("SELECT * FROM registration_secrets WHERE application_key = \(applicationKey)")
+                    .first.map(RegistrationSecretRecord.init(postgres:))
+            }
             return (known: try record.bool("provider_known"), bound: try record.bool("provider_bound"),
                     nonceUsed: try record.bool("nonce_used"), nonceSeen: try record.bool("nonce_seen"),
-                    suspended: try record.bool("suspended"), app: app, key: key)
+                    suspended: try record.bool("suspended"), app: app, key: key, secret: secret)
         }
         var standing = SignInStanding()
         if providerID != nil { standing.provider = row.bound ? .bound : (row.known ? .notBound : .unknown) }
@@ -45,6 +50,7 @@ extension PostgresStore {
         if userID != nil { standing.userSuspended = row.suspended }
         standing.app = row.app
         standing.key = row.key
+        standing.registrationSecret = row.secret
         return standing
     }
 }

@@ -34,6 +34,11 @@ extension SQLiteStore {
             if let keyID = questions.keyID {
                 standing.key = try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(keyID)]).first.map(KeyRecord.init(row:))
             }
+            if let applicationKey = questions.applicationKey {
+                standing.registrationSecret = try db.rows(
+                    "SELECT * FROM registration_secrets WHERE application_key = ?", [.uuid(applicationKey)]
+                ).first.map(RegistrationSecretRecord.init(row:))
+            }
             return standing
         }
     }

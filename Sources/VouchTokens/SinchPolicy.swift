@@ -31,6 +31,7 @@ struct SinchPolicy {
         // #9: the secret named by `iss`, and a `kid` date the server accepts.
         var secret: RegistrationSecret?
         if let applicationKey = try applicationKey(&findings) {
+            try await lookUp { try await context.prepare(lookupPlan(applicationKey: applicationKey)) }
             secret = try await lookUp { try await context.registrationSecret(applicationKey: applicationKey) }
             if secret == nil { try findings.add(.keyNotFound, claim: "iss", hint: "unknown application key") }
         }
@@ -105,6 +106,18 @@ struct SinchPolicy {
             return nil
         }
         return key
+    }
+
+    /// What the look-ups below will ask if the claims are well-formed and the secret is the
+    /// request's app's, read from the claims before any rule has judged them.
+    private func lookupPlan(applicationKey: UUID) -> LookupPlan {
+        let nonce = jws.claims["nonce"]?.stringValue
+        var userID: String?
+        if let subject = jws.claims["sub"]?.stringValue, let issuer = jws.claims["iss"]?.stringValue {
+            userID = subject.bytesDroppingPrefix(issuer)?.bytesDroppingPrefix("/users/").flatMap { Self.isValidUserID($0) ? $0 : nil }
+        }
+        return LookupPlan(applicationKey: applicationKey, claims: ClaimQuestions(
+            appID: appID, registrationNonce: nonce.map { .init(appID: appID, nonce: $0) }, userID: userID))
     }
 
     /// #9 via the `kid` date: calendar dates, not a 24-hour window.

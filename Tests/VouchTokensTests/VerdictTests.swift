@@ -16,7 +16,8 @@ struct VerdictTests {
 
         func prepare(_ plan: LookupPlan) async throws {
             #expect(asked.all.isEmpty, "the plan comes before the look-ups it announces")
-            plans.record("\(plan.layerKeyID?.lowercased ?? "-") \(plan.claims.providerID?.lowercased ?? "-") "
+            let subject = plan.applicationKey.map { "app-key \($0.lowercased)" } ?? plan.layerKeyID?.lowercased ?? "-"
+            plans.record("\(subject) \(plan.claims.providerID?.lowercased ?? "-") "
                          + "\(plan.claims.serverNonce ?? "-") \(plan.claims.userID ?? "-")")
         }
         func layerKey(id: UUID) async throws -> LayerVerificationKey? {
@@ -78,6 +79,10 @@ struct VerdictTests {
         #expect(token.serverNonceUse == nil)
         #expect(context.asked.all.count == 1)
         #expect(context.asked.all.first?.hasPrefix("- - ") == true)
+        // Announced first: the application key's secret, and the same user the claims are asked about.
+        #expect(context.plans.all.count == 1)
+        #expect(context.plans.all.first?.hasPrefix("app-key \(SinchWorld.applicationKey.lowercased) ") == true)
+        #expect(context.plans.all.first?.hasSuffix(" " + (context.asked.all.first?.split(separator: " ").last.map(String.init) ?? "?")) == true)
     }
 
     @Test("a rejection is a value, not a throw; a bad signature asks nothing of the claims")
