@@ -59,12 +59,12 @@ public struct Authenticator: Sendable {
                                             expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
         }
 
-        let (token, hash) = SessionToken.generate()
+        let (token, sessionKey) = SessionToken.generate(now: now)
         let expiresAt = now + app.sessionTTLSeconds
         let user: UserRecord
         do {
             user = try await store.createSession(NewSession(
-                tokenHash: hash, appID: app.id, userID: verified.userID,
+                tokenHash: sessionKey, appID: app.id, userID: verified.userID,
                 profile: verified.identity,
                 createdAt: now, expiresAt: expiresAt, nonce: nonceClaim, keyID: verified.keyID))
         } catch StoreError.nonceAlreadyUsed {
@@ -85,7 +85,7 @@ public struct Authenticator: Sendable {
         guard let token = SessionCredentials.token(fromAuthorization: authorization) else {
             throw challenge(.missingCredentials)
         }
-        guard let (session, stored) = try await store.sessionAndUser(tokenHash: SessionToken.hash(token)) else {
+        guard let (session, stored) = try await store.sessionAndUser(tokenHash: SessionToken.storageKey(token)) else {
             throw challenge(.sessionUnknown)
         }
         let user = stored ?? UserRecord(appID: session.appID, userID: session.userID, profile: IdentityProfile(), suspended: false)
@@ -108,7 +108,7 @@ public struct Authenticator: Sendable {
     /// `DELETE /sessions/<token>`: idempotent, silent about whether the token existed.
     func deauthenticate(token: String) async throws {
         guard token.utf8.count <= RequestLimits.maximumSessionTokenLength else { return }
-        try await store.revokeSession(tokenHash: SessionToken.hash(token), now: clock())
+        try await store.revokeSession(tokenHash: SessionToken.storageKey(token), now: clock())
     }
 
     /// The validation tool: every problem, never consuming the nonce.
