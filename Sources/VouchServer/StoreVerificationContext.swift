@@ -72,7 +72,7 @@ struct StoreVerificationContext: VerificationContext {
     /// store through `claimStanding`, which answers them all in one operation.
     func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool {
         guard let opened = nonces.open(nonce, now: now) else { return false }
-        return try await !store.serverNonceUsed(hash: opened.hash)
+        return try await !store.serverNonceUsed(hash: opened.hash, expiresAt: opened.expiresAt)
     }
 
     func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
@@ -117,7 +117,7 @@ struct StoreVerificationContext: VerificationContext {
             asked.opened = nonces.open(nonce, now: now)
             if let opened = asked.opened {
                 if opened.admits(appID: questions.appID) {
-                    asked.questions.serverNonceHash = opened.hash
+                    asked.questions.serverNonce = ServerNonceKey(hash: opened.hash, expiresAt: opened.expiresAt)
                 } else {
                     asked.knownNonceStanding = .boundToAnotherApp
                 }

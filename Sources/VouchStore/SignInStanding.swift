@@ -9,8 +9,8 @@ public struct SignInQuestions: Sendable, Equatable {
     public var appID: UUID
     /// Layer: is this provider known, and bound to `appID`?
     public var providerID: UUID?
-    /// Layer: was the server nonce with this hash used?
-    public var serverNonceHash: [UInt8]?
+    /// Layer: was this server nonce used?
+    public var serverNonce: ServerNonceKey?
     /// Sinch: was this client-made nonce seen for `registrationNonceAppID` (and not yet expired)?
     public var registrationNonce: String?
     public var registrationNonceAppID: UUID?
@@ -26,7 +26,7 @@ public struct SignInQuestions: Sendable, Equatable {
     /// Sinch: also fetch the registration secret of this application key.
     public var applicationKey: UUID?
 
-    public init(appID: UUID, providerID: UUID? = nil, serverNonceHash: [UInt8]? = nil, registrationNonce: String? = nil,
+    public init(appID: UUID, providerID: UUID? = nil, serverNonce: ServerNonceKey? = nil, registrationNonce: String? = nil,
                 registrationNonceAppID: UUID? = nil, userID: String? = nil, now: Int64,
                 includesApp: Bool = false, keyID: UUID? = nil, applicationKey: UUID? = nil) {
         self.appID = appID
@@ -34,7 +34,7 @@ public struct SignInQuestions: Sendable, Equatable {
         self.keyID = keyID
         self.applicationKey = applicationKey
         self.providerID = providerID
-        self.serverNonceHash = serverNonceHash
+        self.serverNonce = serverNonce
         self.registrationNonce = registrationNonce
         self.registrationNonceAppID = registrationNonceAppID
         self.userID = userID
@@ -87,8 +87,8 @@ extension Store {
                 standing.provider = .unknown
             }
         }
-        if let hash = questions.serverNonceHash {
-            standing.serverNonceUsed = try await serverNonceUsed(hash: hash)
+        if let nonce = questions.serverNonce {
+            standing.serverNonceUsed = try await serverNonceUsed(hash: nonce.hash, expiresAt: nonce.expiresAt)
         }
         if let nonce = questions.registrationNonce {
             standing.registrationNonceSeen = try await registrationNonceSeen(
@@ -103,5 +103,17 @@ extension Store {
             standing.registrationSecret = try await registrationSecret(applicationKey: applicationKey)
         }
         return standing
+    }
+}
+
+/// A server nonce's use as the store records it: the nonce's hash, and the expiry the nonce
+/// carries (a backend may lead its key with it, so that uses are recorded in time order).
+public struct ServerNonceKey: Sendable, Equatable {
+    public var hash: [UInt8]
+    public var expiresAt: Int64
+
+    public init(hash: [UInt8], expiresAt: Int64) {
+        self.hash = hash
+        self.expiresAt = expiresAt
     }
 }

@@ -56,7 +56,7 @@ public protocol Store: Sendable {
 
     // MARK: Nonces (Layer profile; the nonce itself is stateless, only its use is recorded)
     /// Whether a server nonce with this hash was already used.
-    func serverNonceUsed(hash: [UInt8]) async throws -> Bool
+    func serverNonceUsed(hash: [UInt8], expiresAt: Int64) async throws -> Bool
 
     // MARK: Users
     func user(appID: UUID, userID: String) async throws -> UserRecord?

@@ -222,7 +222,7 @@ extension StoreConformance {
             #expect(try await store.keys(ofProvider: UUID()) == [])
             #expect(try await store.registrationSecret(applicationKey: UUID()) == nil)
             #expect(try await store.registrationNonceSeen(appID: app.id, nonce: "n", now: t0) == false)
-            #expect(try await store.serverNonceUsed(hash: randomBytes()) == false)
+            #expect(try await store.serverNonceUsed(hash: randomBytes(), expiresAt: t0 + 600) == false)
             #expect(try await store.user(appID: app.id, userID: "nobody") == nil)
             #expect(try await store.activeSessionCount(appID: app.id, userID: "nobody", now: t0) == 0)
             #expect(try await store.revokeSessions(appID: app.id, userID: "nobody", now: t0) == 0)

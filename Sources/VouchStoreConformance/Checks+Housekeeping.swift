@@ -40,17 +40,17 @@ extension StoreConformance {
 
             #expect(try await store.purgeExpired(now: now, sessionGraceSeconds: grace) == 3)
 
-            #expect(try await store.serverNonceUsed(hash: pastNonce) == false)
-            #expect(try await store.serverNonceUsed(hash: edgeNonce))
-            #expect(try await store.serverNonceUsed(hash: futureNonce))
+            #expect(try await store.serverNonceUsed(hash: pastNonce, expiresAt: now - 1) == false)
+            #expect(try await store.serverNonceUsed(hash: edgeNonce, expiresAt: now))
+            #expect(try await store.serverNonceUsed(hash: futureNonce, expiresAt: now + 1))
             // Asked about an earlier moment, so that only the row's presence decides.
             #expect(try await store.registrationNonceSeen(appID: app.id, nonce: "past", now: t0) == false)
             #expect(try await store.registrationNonceSeen(appID: app.id, nonce: "edge", now: t0))
             #expect(try await store.session(tokenHash: old.tokenHash) == nil)
             for kept in seeded + [edge, recent, revoked] {
                 #expect(try await store.session(tokenHash: kept.tokenHash) != nil)
-                if case .serverNonce(let hash, _) = kept.nonce, hash != pastNonce {
-                    #expect(try await store.serverNonceUsed(hash: hash))
+                if case .serverNonce(let hash, let expiresAt) = kept.nonce, hash != pastNonce {
+                    #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt))
                 }
             }
             #expect(try await store.user(appID: app.id, userID: "u") != nil)

@@ -21,8 +21,8 @@ extension StoreConformance {
             #expect(try await store.session(tokenHash: first.tokenHash)
                     == SessionRecord(tokenHash: first.tokenHash, appID: app.id, userID: "ada",
                                      createdAt: t0, expiresAt: t0 + 3600))
-            #expect(try await store.serverNonceUsed(hash: nonceHash))
-            #expect(try await store.serverNonceUsed(hash: randomBytes()) == false)
+            #expect(try await store.serverNonceUsed(hash: nonceHash, expiresAt: t0 + 600))
+            #expect(try await store.serverNonceUsed(hash: randomBytes(), expiresAt: t0 + 600) == false)
             #expect(try await store.activeSessionCount(appID: app.id, userID: "ada", now: t0) == 1)
 
             // The same nonce again, for the same user and for a new one: refused, nothing written.
@@ -123,11 +123,11 @@ extension StoreConformance {
             // Nothing written: no session, nonce still unused, profile untouched.
             #expect(try await store.session(tokenHash: viaServerNonce.tokenHash) == nil)
             #expect(try await store.session(tokenHash: viaRegistration.tokenHash) == nil)
-            guard case .serverNonce(let hash, _) = viaServerNonce.nonce else {
+            guard case .serverNonce(let hash, let expiresAt) = viaServerNonce.nonce else {
                 Issue.record("fixture should use a server nonce")
                 return
             }
-            #expect(try await store.serverNonceUsed(hash: hash) == false)
+            #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt) == false)
             #expect(try await store.registrationNonceSeen(appID: app.id, nonce: "r", now: t0) == false)
             #expect(try await store.user(appID: app.id, userID: "u") == suspended)
             #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 0)
@@ -146,7 +146,7 @@ extension StoreConformance {
             let clash = newSession(app: app.id, user: "other", token: first.tokenHash, createdAt: t0 + 1,
                                    nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600))
             await #expect(throws: StoreError.alreadyExists) { try await store.createSession(clash) }
-            #expect(try await store.serverNonceUsed(hash: nonce) == false)
+            #expect(try await store.serverNonceUsed(hash: nonce, expiresAt: t0 + 600) == false)
             #expect(try await store.user(appID: app.id, userID: "other") == nil)
             #expect(try await store.session(tokenHash: first.tokenHash) == original)
 
@@ -154,12 +154,12 @@ extension StoreConformance {
             let unknownApp = UUID()
             let nowhere = newSession(app: unknownApp, user: "u", nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600))
             await #expect(throws: StoreError.notFound) { try await store.createSession(nowhere) }
-            #expect(try await store.serverNonceUsed(hash: nonce) == false)
+            #expect(try await store.serverNonceUsed(hash: nonce, expiresAt: t0 + 600) == false)
             #expect(try await store.session(tokenHash: nowhere.tokenHash) == nil)
 
             // The nonce is still good for a proper sign-in.
             _ = try await store.createSession(newSession(app: app.id, user: "u", nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600)))
-            #expect(try await store.serverNonceUsed(hash: nonce))
+            #expect(try await store.serverNonceUsed(hash: nonce, expiresAt: t0 + 600))
         }
     }
 

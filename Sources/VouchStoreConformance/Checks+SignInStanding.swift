@@ -26,8 +26,8 @@ extension StoreConformance {
             #expect(try await ask(.init(appID: app.id, providerID: bound.id, now: t0)).provider == .bound)
             #expect(try await ask(.init(appID: app.id, providerID: unbound.id, now: t0)).provider == .notBound)
             #expect(try await ask(.init(appID: app.id, providerID: UUID(), now: t0)).provider == .unknown)
-            #expect(try await ask(.init(appID: app.id, serverNonceHash: usedHash, now: t0)).serverNonceUsed == true)
-            #expect(try await ask(.init(appID: app.id, serverNonceHash: randomBytes(), now: t0)).serverNonceUsed == false)
+            #expect(try await ask(.init(appID: app.id, serverNonce: .init(hash: usedHash, expiresAt: t0 + 600), now: t0)).serverNonceUsed == true)
+            #expect(try await ask(.init(appID: app.id, serverNonce: .init(hash: randomBytes(), expiresAt: t0 + 600), now: t0)).serverNonceUsed == false)
             #expect(try await ask(.init(appID: app.id, registrationNonce: "seen", registrationNonceAppID: other.id, now: t0))
                 .registrationNonceSeen == true)
             #expect(try await ask(.init(appID: app.id, registrationNonce: "seen", registrationNonceAppID: other.id, now: t0 + 301))
@@ -41,7 +41,7 @@ extension StoreConformance {
             #expect(try await ask(.init(appID: other.id, userID: "mallory", now: t0)).userSuspended == false)
 
             // Everything at once answers exactly what was asked.
-            let all = try await ask(.init(appID: app.id, providerID: unbound.id, serverNonceHash: usedHash,
+            let all = try await ask(.init(appID: app.id, providerID: unbound.id, serverNonce: .init(hash: usedHash, expiresAt: t0 + 600),
                                           registrationNonce: "seen", registrationNonceAppID: other.id, userID: "mallory", now: t0))
             #expect(all == SignInStanding(provider: .notBound, serverNonceUsed: true, registrationNonceSeen: true, userSuspended: true))
             let partial = try await ask(.init(appID: app.id, providerID: bound.id, userID: "ada", now: t0))

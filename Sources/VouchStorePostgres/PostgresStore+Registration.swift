@@ -47,7 +47,8 @@ extension PostgresStore {
         }
     }
 
-    public func serverNonceUsed(hash: [UInt8]) async throws -> Bool {
+    /// Uses are keyed by hash alone here; the expiry is SQLite's ordering device.
+    public func serverNonceUsed(hash: [UInt8], expiresAt: Int64) async throws -> Bool {
         try await single("serverNonceUsed") { db in
             !(try await db.rows("SELECT 1 FROM used_server_nonces WHERE hash = \(hash.bytea)").isEmpty)
         }

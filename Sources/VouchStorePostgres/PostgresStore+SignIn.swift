@@ -8,7 +8,7 @@ extension PostgresStore {
     /// row, and its answer is left out.
     public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
         let providerID = questions.providerID
-        let nonceHash = questions.serverNonceHash.map(\.bytea)
+        let nonceHash = questions.serverNonce?.hash.bytea
         let registrationNonce = questions.registrationNonce
         let registrationAppID = questions.registrationNonceAppID ?? questions.appID
         let userID = questions.userID

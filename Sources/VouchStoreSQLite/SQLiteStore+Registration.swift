@@ -51,9 +51,10 @@ extension SQLiteStore {
         }
     }
 
-    public func serverNonceUsed(hash: [UInt8]) async throws -> Bool {
+    public func serverNonceUsed(hash: [UInt8], expiresAt: Int64) async throws -> Bool {
         try await read("serverNonceUsed") { db in
-            let rows = try db.rows("SELECT 1 FROM used_server_nonces WHERE hash = ?", [.bytes(hash)])
+            let rows = try db.rows("SELECT 1 FROM used_server_nonces WHERE expires_at = ? AND hash = ?",
+                                   [.int64(expiresAt), .bytes(hash)])
             return !rows.isEmpty
         }
     }

@@ -68,11 +68,11 @@ extension SQLiteStore {
         case .serverNonce(let hash, let expiresAt):
             claimed = try db.rows(
                 """
-                INSERT INTO used_server_nonces (hash, expires_at) VALUES (?, ?)
-                ON CONFLICT (hash) DO NOTHING
+                INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?)
+                ON CONFLICT (expires_at, hash) DO NOTHING
                 RETURNING 1
                 """,
-                [.bytes(hash), .int64(expiresAt)])
+                [.int64(expiresAt), .bytes(hash)])
         case .registrationNonce(let appID, let nonce, let expiresAt):
             claimed = try db.rows(
                 """

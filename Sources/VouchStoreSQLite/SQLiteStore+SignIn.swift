@@ -15,8 +15,10 @@ extension SQLiteStore {
                     [.uuid(providerID), .uuid(questions.appID)]).first
                 standing.provider = try row?.bool("bound") == true ? .bound : (try row?.bool("known") == true ? .notBound : .unknown)
             }
-            if let hash = questions.serverNonceHash {
-                standing.serverNonceUsed = try !db.rows("SELECT 1 FROM used_server_nonces WHERE hash = ?", [.bytes(hash)]).isEmpty
+            if let nonce = questions.serverNonce {
+                standing.serverNonceUsed = try !db.rows(
+                    "SELECT 1 FROM used_server_nonces WHERE expires_at = ? AND hash = ?",
+                    [.int64(nonce.expiresAt), .bytes(nonce.hash)]).isEmpty
             }
             if let nonce = questions.registrationNonce {
                 standing.registrationNonceSeen = try !db.rows(

@@ -16,15 +16,16 @@ struct RobustnessTests {
             let token = try fixture.layerToken(claims: fixture.layerClaims(nonce: nonce, now: server.clock.now))
             #expect(try await fixture.signIn(token).status == 201)
             let hash = Array(SHA256.hash(data: try #require(Base64URL.decodeCanonical(nonce))))
-            #expect(try await server.store.serverNonceUsed(hash: hash), "the use of the nonce is recorded")
+            let expiresAt = server.clock.now + 600
+            #expect(try await server.store.serverNonceUsed(hash: hash, expiresAt: expiresAt), "the use of the nonce is recorded")
 
             // A purge before the nonce expires keeps its record.
             try await server.purges.purgeNow()
-            #expect(try await server.store.serverNonceUsed(hash: hash), "not purged before the nonce expires")
+            #expect(try await server.store.serverNonceUsed(hash: hash, expiresAt: expiresAt), "not purged before the nonce expires")
 
             server.clock.advance(by: 601)
             try await server.purges.purgeNow()
-            #expect(try await !server.store.serverNonceUsed(hash: hash), "purged by the first purge after expiry")
+            #expect(try await !server.store.serverNonceUsed(hash: hash, expiresAt: expiresAt), "purged by the first purge after expiry")
             // And the expired nonce is refused on its own merits, not because a record is left.
             let reuse = try fixture.layerToken(claims: fixture.layerClaims(nonce: nonce, now: server.clock.now))
             #expect(try await fixture.signIn(reuse).data["reason"] as? String == "eit_nonce_not_found")

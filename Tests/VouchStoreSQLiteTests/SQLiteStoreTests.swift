@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import VouchProtocol
 import VouchStore
@@ -61,6 +62,36 @@ struct SQLiteStoreTests {
             }
             #expect(second.map(\.version) == versions)
             #expect(second.map(\.appliedAt) == first.map(\.appliedAt))
+        }
+    }
+
+    @Test("version 4 re-keys used server nonces by expiry: a nonce used before the upgrade stays used")
+    func nonceRekeyMigration() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let app = makeApp()
+            let hash = randomBytes(), expiresAt = t0 + 600
+            // A database as version 3 left it, with one used nonce.
+            let handle = try SQLiteConnectionHandle(path: path)
+            let db = SQLiteRunner(handle: handle)
+            _ = try SQLiteMigrations.apply(Array(SQLiteMigrations.all.prefix { $0.version <= 3 }), on: db, now: t0, logger: Logger(label: "test"))
+            try db.execute("INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, 'A', 3600, ?)",
+                           [.uuid(app.id), .int64(t0)])
+            try db.execute("INSERT INTO used_server_nonces (hash, expires_at) VALUES (?, ?)", [.bytes(hash), .int64(expiresAt)])
+            handle.close()
+
+            try await withSQLiteStore(at: path) { store in
+                #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))
+                #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt))
+                #expect(try await store.signInStanding(SignInQuestions(
+                    appID: app.id, serverNonce: ServerNonceKey(hash: hash, expiresAt: expiresAt), now: t0)).serverNonceUsed == true)
+                // Its use is still refused a second time, and purged once it has expired.
+                await #expect(throws: StoreError.nonceAlreadyUsed) {
+                    _ = try await store.createSession(newSession(app: app.id, user: "u", nonce: .serverNonce(hash: hash, expiresAt: expiresAt)))
+                }
+                _ = try await store.purgeExpired(now: expiresAt + 1, sessionGraceSeconds: 0)
+                #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt) == false)
+            }
         }
     }
 
@@ -148,7 +179,7 @@ struct SQLiteStoreTests {
                         == SessionRecord(tokenHash: session.tokenHash, appID: app.id, userID: "u",
                                          createdAt: t0, expiresAt: t0 + 3600))
                 #expect(try await store.user(appID: app.id, userID: "u")?.profile.displayName == "D")
-                #expect(try await store.serverNonceUsed(hash: nonce))
+                #expect(try await store.serverNonceUsed(hash: nonce, expiresAt: t0 + 600))
                 #expect(try await store.secret(named: "s", orInsert: randomBytes()) == secret)
             }
         }

@@ -103,8 +103,8 @@ struct InstrumentedStore: Store {
         try await timed(.registrationNonceSeen) { try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now) }
     }
 
-    func serverNonceUsed(hash: [UInt8]) async throws -> Bool {
-        try await timed(.serverNonceUsed) { try await base.serverNonceUsed(hash: hash) }
+    func serverNonceUsed(hash: [UInt8], expiresAt: Int64) async throws -> Bool {
+        try await timed(.serverNonceUsed) { try await base.serverNonceUsed(hash: hash, expiresAt: expiresAt) }
     }
 
     func user(appID: UUID, userID: String) async throws -> UserRecord? {

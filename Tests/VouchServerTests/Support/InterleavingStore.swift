@@ -41,7 +41,9 @@ struct InterleavingStore: Store {
     func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now)
     }
-    func serverNonceUsed(hash: [UInt8]) async throws -> Bool { try await base.serverNonceUsed(hash: hash) }
+    func serverNonceUsed(hash: [UInt8], expiresAt: Int64) async throws -> Bool {
+        try await base.serverNonceUsed(hash: hash, expiresAt: expiresAt)
+    }
     func user(appID: UUID, userID: String) async throws -> UserRecord? { try await base.user(appID: appID, userID: userID) }
     func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
         try await base.setSuspended(appID: appID, userID: userID, suspended: suspended, now: now)
