@@ -20,13 +20,17 @@ public final class SQLiteStore: Store {
     /// time a read finds the writer busy, so a store that is never busy keeps one connection.
     /// Never opened for an in-memory database, which a second connection would not see.
     let readers: SQLiteReaders
+    /// Copies the WAL into the database beside the writer; nil when only one connection is allowed.
+    let checkpointer: SQLiteCheckpointer?
     let logger: Logger
 
     let readConnection: SQLiteReadConnection
 
-    private init(worker: SQLiteWorker, readers: SQLiteReaders, readConnection: SQLiteReadConnection, logger: Logger) {
+    private init(worker: SQLiteWorker, readers: SQLiteReaders, checkpointer: SQLiteCheckpointer?,
+                 readConnection: SQLiteReadConnection, logger: Logger) {
         self.worker = worker
         self.readers = readers
+        self.checkpointer = checkpointer
         self.readConnection = readConnection
         self.logger = logger
     }
@@ -45,9 +49,17 @@ public final class SQLiteStore: Store {
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
         let started = ContinuousClock.now
+        // Connections beside the writer (reads, checkpoints) exist only for a file that others
+        // can open, and only when the caller allows more than one.
+        let sharedPath = Self.isInMemory(path) || readConnection == .never ? nil : path
+        let checkpointer = sharedPath.map {
+            SQLiteCheckpointer(path: $0, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
+        }
+        var afterCommit: (@Sendable (Int) -> Void)?
+        if let checkpointer { afterCommit = { operations in checkpointer.committed(operations: operations) } }
         let worker: SQLiteWorker
         do {
-            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger)
+            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger, afterCommit: afterCommit)
         } catch {
             throw StoreError.from(sqlite: error)
         }
@@ -56,6 +68,9 @@ public final class SQLiteStore: Store {
         do {
             let (from, to) = try await worker.run { db in
                 try configure(db)
+                if checkpointer != nil {
+                    try db.execute("PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)")
+                }
                 return try SQLiteMigrations.apply(on: db, now: Int64(Date().timeIntervalSince1970), logger: logger)
             }
             logger.info("opened SQLite store", metadata: [
@@ -64,9 +79,9 @@ public final class SQLiteStore: Store {
                 "schema_version": "\(to)",
                 "duration": "\(ContinuousClock.now - started)",
             ])
-            let readers = SQLiteReaders(path: Self.isInMemory(path) || readConnection == .never ? nil : path,
-                                        busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
-            return SQLiteStore(worker: worker, readers: readers, readConnection: readConnection, logger: logger)
+            let readers = SQLiteReaders(path: sharedPath, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
+            return SQLiteStore(worker: worker, readers: readers, checkpointer: checkpointer,
+                               readConnection: readConnection, logger: logger)
         } catch {
             _ = await worker.close()
             let mapped = StoreError.from(sqlite: error)
@@ -148,6 +163,7 @@ public final class SQLiteStore: Store {
     /// harmless; any use afterwards throws `StoreError.unavailable`.
     public func close() async throws {
         await readers.close()
+        await checkpointer?.close()
         if await worker.close() { logger.info("closed SQLite store") }
     }
 }

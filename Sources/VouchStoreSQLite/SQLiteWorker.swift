@@ -22,13 +22,16 @@ final class SQLiteWorker: Sendable {
     /// Operations queued or running: while there are any, a read sent here would wait for them.
     private let inFlight = Atomic<Int>(0)
     private let logger: Logger
+    /// Told how many operations each successful commit carried (the background checkpointer).
+    private let afterCommit: (@Sendable (Int) -> Void)?
 
     /// Whether an operation is queued or running on the connection right now.
     var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
 
-    init(handle: SQLiteConnectionHandle, logger: Logger) {
+    init(handle: SQLiteConnectionHandle, logger: Logger, afterCommit: (@Sendable (Int) -> Void)? = nil) {
         self.connection = Confined(handle)
         self.logger = logger
+        self.afterCommit = afterCommit
     }
 
     /// Runs `body` alone on the connection. Once queued it runs to its end even if the caller is
@@ -114,6 +117,7 @@ final class SQLiteWorker: Sendable {
             return
         }
         for (operation, failure) in zip(group, failures) { operation.finish(failure) }
+        afterCommit?(group.count)
     }
 
     /// Rolls back whatever transaction is open; SQLite may already have done so by itself.

@@ -65,6 +65,47 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test("the WAL is copied into the database beside the writer, which keeps only a backstop of its own")
+    func backgroundCheckpoint() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let store = try await SQLiteStore.open(path: path, readConnection: .whenBusy)
+            do {
+                #expect(try await store.pragma("wal_autocheckpoint") == "\(SQLiteCheckpointer.writerBackstopPages)")
+                let checkpointer = try #require(store.checkpointer)
+                let app = try await store.addApp()
+                // Enough sign-ins to pass the threshold, far too few pages for the backstop.
+                for batch in 0..<((SQLiteCheckpointer.operationsPerCheckpoint + 99) / 100) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for index in 0..<100 {
+                            group.addTask { _ = try await store.createSession(newSession(app: app.id, user: "u\(batch)-\(index)")) }
+                        }
+                        try await group.waitForAll()
+                    }
+                }
+                let deadline = ContinuousClock.now + .seconds(60)
+                while checkpointer.completedCheckpoints == 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(checkpointer.completedCheckpoints >= 1, "a checkpoint ran on its own connection")
+                // What it left behind, if anything, is copied by the next one: nothing is lost.
+                let now = try #require(await checkpointer.checkpointNow())
+                #expect(now.checkpointedPages == now.logPages)
+                #expect(try await store.activeSessionCount(appID: app.id, userID: "u0-0", now: t0) == 1)
+                try await store.close()
+            } catch {
+                try await store.close()
+                throw error
+            }
+
+            // One connection only: no checkpointer, and SQLite's own checkpoint as usual.
+            let single = try await SQLiteStore.open(path: directory.file("single.sqlite"), readConnection: .never)
+            #expect(single.checkpointer == nil)
+            #expect(try await single.pragma("wal_autocheckpoint") == "1000")
+            try await single.close()
+        }
+    }
+
     @Test("version 4 re-keys used server nonces by expiry: a nonce used before the upgrade stays used")
     func nonceRekeyMigration() async throws {
         try await withTemporaryDirectory { directory in
