@@ -23,27 +23,39 @@ final class RequestLineSniffer: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        buffer.withUnsafeReadableBytes { bytes in
-            for byte in bytes { observe(byte) }
-        }
+        buffer.withUnsafeReadableBytes { bytes in observe(bytes) }
         context.fireChannelRead(data)
     }
 
-    private func observe(_ byte: UInt8) {
-        if byte == UInt8(ascii: "\n") {
+    /// Line by line rather than byte by byte: the end of a line is found with `firstIndex(of:)`
+    /// (a vectorised search), and within a line only its first space or colon matters.
+    func observe(_ bytes: UnsafeRawBufferPointer) {
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+            let end = newline ?? bytes.endIndex
+            observeLinePart(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            guard let newline else { return }
             currentLineLength = 0
             currentLineIsRequestLine = nil
-            return
+            start = newline + 1
         }
-        currentLineLength += 1
+    }
+
+    /// Part of one line (without its newline): the line may have begun in an earlier read.
+    private func observeLinePart(_ part: UnsafeRawBufferPointer) {
         if currentLineIsRequestLine == nil {
-            if byte == UInt8(ascii: " ") {
-                currentLineIsRequestLine = true
-            } else if byte == UInt8(ascii: ":") {
-                currentLineIsRequestLine = false
+            // The first space or colon within the first `longLine + 1` bytes decides, as it would
+            // byte by byte: later ones cannot change a decision made before the line grew long.
+            let lookAt = min(part.count, max(0, longLine + 1 - currentLineLength))
+            for byte in part[..<(part.startIndex + lookAt)] {
+                if byte == UInt8(ascii: " ") { currentLineIsRequestLine = true; break }
+                if byte == UInt8(ascii: ":") { currentLineIsRequestLine = false; break }
             }
         }
-        if currentLineLength == longLine + 1 {
+        let before = currentLineLength
+        currentLineLength += part.count
+        if before <= longLine, currentLineLength > longLine {
             lastLongLineWasRequestLine = currentLineIsRequestLine ?? false
         }
     }
