@@ -60,6 +60,13 @@ final class SQLiteConnectionHandle {
         return Int(sqlite_nio_sqlite3_changes(database))
     }
 
+    /// Rows changed by every INSERT, UPDATE or DELETE that completed on this connection: an
+    /// operation that failed without moving it wrote nothing (a failed statement undoes itself).
+    var totalChanges: Int64 {
+        guard let database else { return 0 }
+        return sqlite_nio_sqlite3_total_changes64(database)
+    }
+
     func close() {
         for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
         statements.removeAll()

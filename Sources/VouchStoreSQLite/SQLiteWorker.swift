@@ -7,11 +7,11 @@ import VouchStore
 /// serial queue: one hop there and one back per operation, whatever its number of statements.
 ///
 /// **Group commit.** Writes that must be durable (`transaction`) are queued, and the queue commits
-/// every write waiting at that moment in one `BEGIN IMMEDIATE … COMMIT`, each inside its own
-/// savepoint. With `synchronous=FULL` the commit's fsync is the dominant cost of a sign-in; a
-/// storm of sign-ins now shares it, and still no operation is answered before the commit that
-/// holds it is on disk. An operation that throws is rolled back to its savepoint alone; a COMMIT
-/// that fails fails every operation of the group, which then has written nothing.
+/// every write waiting at that moment in one `BEGIN IMMEDIATE … COMMIT`. With `synchronous=FULL`
+/// the commit's fsync is the dominant cost of a sign-in; a storm of sign-ins now shares it, and
+/// still no operation is answered before the commit that holds it is on disk. An operation that
+/// throws leaves nothing behind and takes nothing of the others with it; a COMMIT that fails
+/// fails every operation of the group, which then has written nothing.
 final class SQLiteWorker: Sendable {
     /// The most operations one commit carries: bounds the latency a group adds to its first member.
     static let maximumGroupSize = 64
@@ -74,6 +74,11 @@ final class SQLiteWorker: Sendable {
     }
 
     /// On the queue: every operation waiting now (up to the group size), in one transaction.
+    ///
+    /// Each operation runs bare first. One that fails having written nothing (a used nonce, a
+    /// suspended user found before any insert) needs nothing undone; one that fails after a
+    /// write sends the whole group, rolled back, through `commitWithSavepoints`, where each
+    /// operation runs in a savepoint of its own. The common group thus pays no savepoints.
     private func commitWaiting() {
         let group = waiting.withLock { waiting -> [GroupedOperation] in
             let taken = Array(waiting.prefix(Self.maximumGroupSize))
@@ -82,12 +87,36 @@ final class SQLiteWorker: Sendable {
         }
         guard !group.isEmpty else { return }
         let db = SQLiteRunner(handle: connection.handle)
-        do {
-            try db.execute("BEGIN IMMEDIATE")
-        } catch {
-            for operation in group { operation.finish(error) }
-            return
+        guard begin(group, db) else { return }
+        var failures: [(any Error)?] = []
+        failures.reserveCapacity(group.count)
+        for operation in group {
+            let before = connection.handle.totalChanges
+            do {
+                try operation.body(db)
+                failures.append(nil)
+            } catch {
+                guard connection.handle.inTransaction else {
+                    // SQLite gave up the transaction by itself (a full disk): nothing is kept.
+                    for operation in group { operation.finish(error) }
+                    return
+                }
+                if connection.handle.totalChanges == before {
+                    failures.append(error)
+                    continue
+                }
+                rollback()
+                commitWithSavepoints(group, db)
+                return
+            }
         }
+        commit(group, failures, db)
+    }
+
+    /// The group again, each operation in its own savepoint so that one that fails after writing
+    /// is rolled back alone.
+    private func commitWithSavepoints(_ group: [GroupedOperation], _ db: SQLiteRunner) {
+        guard begin(group, db) else { return }
         var failures: [(any Error)?] = []
         for operation in group {
             do {
@@ -109,6 +138,21 @@ final class SQLiteWorker: Sendable {
                 return
             }
         }
+        commit(group, failures, db)
+    }
+
+    private func begin(_ group: [GroupedOperation], _ db: SQLiteRunner) -> Bool {
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+            return true
+        } catch {
+            for operation in group { operation.finish(error) }
+            return false
+        }
+    }
+
+    /// Commits, then answers every operation: each caller hears only once its writes are on disk.
+    private func commit(_ group: [GroupedOperation], _ failures: [(any Error)?], _ db: SQLiteRunner) {
         do {
             try db.execute("COMMIT")
         } catch {

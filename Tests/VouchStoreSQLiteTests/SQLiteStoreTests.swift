@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import Testing
@@ -62,6 +63,45 @@ struct SQLiteStoreTests {
             }
             #expect(second.map(\.version) == versions)
             #expect(second.map(\.appliedAt) == first.map(\.appliedAt))
+        }
+    }
+
+    @Test("in one group commit, an operation that fails keeps nothing of its own and spoils nothing of the others")
+    func groupFailures() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
+                try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
+                struct Refused: Error {}
+                // Hold the queue so that every transaction below waits, and all go in one group.
+                let gate = DispatchSemaphore(value: 0)
+                let held = Task { try await store.worker.run { _ in gate.wait() } }
+                try await Task.sleep(for: .milliseconds(50))
+                let writes: [@Sendable (SQLiteRunner) throws -> Void] = [
+                    { db in try db.execute("INSERT INTO t (x) VALUES (1)") },
+                    // Fails before writing: nothing to undo.
+                    { _ in throw Refused() },
+                    { db in try db.execute("INSERT INTO t (x) VALUES (2)") },
+                    // Fails after writing: its row must go, and only its row.
+                    { db in try db.execute("INSERT INTO t (x) VALUES (3)"); throw Refused() },
+                    // Fails in SQLite itself (a duplicate key): the statement undoes itself.
+                    { db in try db.execute("INSERT INTO t (x) VALUES (1)") },
+                    { db in try db.execute("INSERT INTO t (x) VALUES (4)") },
+                ]
+                let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                    for (index, write) in writes.enumerated() {
+                        group.addTask {
+                            do { try await store.transaction("write \(index)", write); return (index, true) } catch { return (index, false) }
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                    gate.signal()
+                    return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+                }
+                try await held.value
+                #expect(outcomes == [0: true, 1: false, 2: true, 3: false, 4: false, 5: true])
+                let rows = try await store.exclusive("read") { db in try db.rows("SELECT x FROM t ORDER BY x").map { try $0.int64("x") } }
+                #expect(rows == [1, 2, 4])
+            }
         }
     }
 
