@@ -1,3 +1,5 @@
+import Foundation
+
 /// Byte-for-byte comparisons for protocol text.
 ///
 /// Swift's `String` compares by Unicode canonical equivalence, so `"layer-eit\u{037E}v=1"` (GREEK
@@ -11,7 +13,7 @@ extension StringProtocol {
     /// Whether the UTF-8 bytes are exactly `other`'s.
     @inlinable
     public func bytesEqual(_ other: some StringProtocol) -> Bool {
-        if let answer = withContiguousBytes(other, { mine, theirs in mine.count == theirs.count && mine.elementsEqual(theirs) }) {
+        if let answer = withContiguousBytes(other, { mine, theirs in mine.count == theirs.count && sameBytes(mine, theirs, count: theirs.count) }) {
             return answer
         }
         return utf8.elementsEqual(other.utf8)
@@ -21,7 +23,7 @@ extension StringProtocol {
     @inlinable
     public func bytesHavePrefix(_ prefix: some StringProtocol) -> Bool {
         if let answer = withContiguousBytes(prefix, { mine, theirs in
-            mine.count >= theirs.count && UnsafeBufferPointer(rebasing: mine[..<theirs.count]).elementsEqual(theirs)
+            mine.count >= theirs.count && sameBytes(mine, theirs, count: theirs.count)
         }) {
             return answer
         }
@@ -34,7 +36,7 @@ extension StringProtocol {
     @inlinable
     public func bytesDroppingPrefix(_ prefix: some StringProtocol) -> String? {
         if let answer = withContiguousBytes(prefix, { mine, theirs -> String?? in
-            guard mine.count >= theirs.count, UnsafeBufferPointer(rebasing: mine[..<theirs.count]).elementsEqual(theirs) else {
+            guard mine.count >= theirs.count, sameBytes(mine, theirs, count: theirs.count) else {
                 return .some(nil)
             }
             // Valid UTF-8 less a prefix that is itself whole characters is valid UTF-8: decoding
@@ -57,4 +59,12 @@ extension StringProtocol {
             other.utf8.withContiguousStorageIfAvailable { theirs in body(mine, theirs) }
         } ?? nil
     }
+}
+
+/// The first `count` bytes of both buffers are equal: `memcmp`, which compares many bytes at a
+/// time, where `elementsEqual` goes one by one (it showed in the Sinch profile).
+@inlinable @usableFromInline
+func sameBytes(_ mine: UnsafeBufferPointer<UInt8>, _ theirs: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
+    guard count > 0, let left = mine.baseAddress, let right = theirs.baseAddress else { return true }
+    return memcmp(left, right, count) == 0
 }
