@@ -21,6 +21,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -250,6 +251,9 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--signins", type=int, default=40000, help="tokens minted before the sign-in run")
     parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure the bare app and every Vouch route this many times, alternating, and print the "
+                             "median of each figure as well (the machine's noise moves single runs by a tenth or more)")
     parser.add_argument("--smoke", action="store_true", help="tiny counts: proves the benchmark runs, measures nothing")
     parser.add_argument("--database", help="run the servers on this database URL (PostgreSQL) instead of SQLite")
     parser.add_argument("--instances", type=int, default=1, help="vouch serve processes sharing --database")
@@ -287,7 +291,8 @@ def main():
     print("== in process: whole tokens against the primitives (one task)")
     subprocess.run([bench, "tokens", "0.2" if arguments.smoke else "3"], check=True)
 
-    results = []
+    rounds = max(1, arguments.rounds)
+    all_rounds = []
     scratch = tempfile.mkdtemp(prefix="vouch-bench-")
     processes = []
     try:
@@ -295,7 +300,7 @@ def main():
         port = free_port()
         bare = subprocess.Popen([bench, "bare", "--port", str(port)], stdout=subprocess.DEVNULL)
         processes.append(bare)
-        base = f"http://127.0.0.1:{port}"
+        bare_base = f"http://127.0.0.1:{port}"
         deadline = time.time() + 30
         while True:
             try:
@@ -305,15 +310,10 @@ def main():
                 if time.time() > deadline:
                     sys.exit("the bare app did not start")
                 time.sleep(0.1)
-        floor = measure("bare app POST /nonces", [bare.pid], [base + "/nonces"], seconds, connections,
-                        script=os.path.join(HERE, "bench", "post_nonces.lua"))
-        results.append(floor)
-        bare.send_signal(signal.SIGTERM)
-        bare.wait(timeout=30)
 
         storage = "PostgreSQL" if arguments.database else "SQLite, synchronous=FULL"
         print(f"== {arguments.instances} × vouch serve ({os.path.basename(os.path.normpath(arguments.bin))} build, "
-              f"{storage}), wrk -c {connections} for {seconds} s each")
+              f"{storage}), wrk -c {connections} for {seconds} s each" + (f", {rounds} rounds" if rounds > 1 else ""))
         admin = "benchmark-admin-token-0123456789"
         servers, bases = [], []
         for index in range(arguments.instances):
@@ -331,33 +331,37 @@ def main():
             wait_for(base + "/health", server)
         pids = [server.pid for server in servers]
         with_database = bool(arguments.database)
-        results.append(measure("vouch POST /nonces", pids, [b + "/nonces" for b in bases], seconds, connections,
-                               with_database, script=os.path.join(HERE, "bench", "post_nonces.lua")))
         prepared = os.path.join(scratch, "prepared")
         started = time.time()
-        subprocess.run([bench, "prepare", "--server", bases[0], "--admin-token", admin, "--count", str(arguments.signins),
-                        "--out", prepared], check=True)
+        subprocess.run([bench, "prepare", "--server", bases[0], "--admin-token", admin,
+                        "--count", str(arguments.signins * rounds), "--out", prepared], check=True)
         print(f"(minted in {time.time() - started:.0f} s, before the clock)")
-        signins = os.path.join(prepared, "signins.jsonl")
-        if len(bases) > 1:
-            # Each instance's wrk gets its own share of the tokens.
-            with open(signins) as handle:
-                lines = handle.readlines()
-            shares = []
-            for index in range(len(bases)):
-                path = os.path.join(prepared, f"signins-{index}.jsonl")
-                with open(path, "w") as handle:
-                    handle.writelines(lines[index::len(bases)])
-                shares.append(path)
-        else:
-            shares = [signins]
-        results.append(measure("vouch durable sign-in", pids,
-                               [(base + "/sessions", {"SIGNINS": path}) for base, path in zip(bases, shares)],
-                               seconds, connections, with_database, script=os.path.join(HERE, "bench", "signins.lua")))
+        with open(os.path.join(prepared, "signins.jsonl")) as handle:
+            lines = handle.readlines()
         with open(os.path.join(prepared, "session.txt")) as handle:
             session = handle.read().strip()
-        results.append(measure("vouch GET /users/me", pids, [b + "/users/me" for b in bases], seconds, connections,
-                               with_database, headers=[f"Authorization: Bearer {session}"]))
+        per_round = len(lines) // rounds
+        for round_index in range(rounds):
+            # Each round its own tokens, and each instance's wrk its own share of them.
+            chunk = lines[round_index * per_round:(round_index + 1) * per_round]
+            shares = []
+            for index in range(len(bases)):
+                path = os.path.join(prepared, f"signins-{round_index}-{index}.jsonl")
+                with open(path, "w") as handle:
+                    handle.writelines(chunk[index::len(bases)])
+                shares.append(path)
+            results = [measure("bare app POST /nonces", [bare.pid], [bare_base + "/nonces"], seconds, connections,
+                               script=os.path.join(HERE, "bench", "post_nonces.lua"))]
+            results.append(measure("vouch POST /nonces", pids, [b + "/nonces" for b in bases], seconds, connections,
+                                   with_database, script=os.path.join(HERE, "bench", "post_nonces.lua")))
+            results.append(measure("vouch durable sign-in", pids,
+                                   [(base + "/sessions", {"SIGNINS": path}) for base, path in zip(bases, shares)],
+                                   seconds, connections, with_database, script=os.path.join(HERE, "bench", "signins.lua")))
+            results.append(measure("vouch GET /users/me", pids, [b + "/users/me" for b in bases], seconds, connections,
+                                   with_database, headers=[f"Authorization: Bearer {session}"]))
+            all_rounds.append(results)
+        bare.send_signal(signal.SIGTERM)
+        bare.wait(timeout=30)
         for server in servers:
             server.send_signal(signal.SIGTERM)
         for server in servers:
@@ -368,9 +372,22 @@ def main():
                 process.kill()
         shutil.rmtree(scratch, ignore_errors=True)
 
-    print("== results")
-    print(f"{'what':26} {'served/s':>9} {'CPU µs/req':>10} {'db µs/req':>9} {'p50 ms':>7} {'p99 ms':>7} "
+    for round_index, results in enumerate(all_rounds):
+        print_results(f"== results" + (f", round {round_index + 1} of {rounds}" if rounds > 1 else ""), results, rsa_us)
+    if rounds > 1:
+        print_medians(all_rounds, rsa_us)
+    print(f"one RSA-2048 verify (openssl) = {rsa_us:.1f} µs")
+
+
+HEADER = (f"{'what':26} {'served/s':>9} {'CPU µs/req':>10} {'db µs/req':>9} {'p50 ms':>7} {'p99 ms':>7} "
           f"{'× bare CPU':>10} {'× bare rate':>11} {'× RSA verify':>12} {'disk KiB/req':>12}")
+
+
+def print_results(title, results, rsa_us):
+    """One round's table, every figure against that round's bare app."""
+    floor = results[0]
+    print(title)
+    print(HEADER)
     for result in results:
         database = f"{result['db_cpu_us']:9.1f}" if result.get("db_cpu_us") is not None else f"{'-':>9}"
         print(f"{result['name']:26} {result['served_rps']:9.0f} {result['cpu_us']:10.1f} {database} {result['p50_ms']:7.2f} "
@@ -389,7 +406,27 @@ def main():
             problems.append(f"socket errors: {result['socket_errors']}")
         if problems:
             print(f"warning: {result['name']}: " + "; ".join(problems))
-    print(f"one RSA-2048 verify (openssl) = {rsa_us:.1f} µs")
+
+
+def print_medians(all_rounds, rsa_us):
+    """The median of each figure over the rounds; ratios are taken within each round first."""
+    print(f"== median of {len(all_rounds)} rounds (ratios to the bare app within each round)")
+    print(HEADER)
+    for row in range(len(all_rounds[0])):
+        samples = [results[row] for results in all_rounds]
+        floors = [results[0] for results in all_rounds]
+
+        def median(values):
+            return statistics.median(values)
+        database = [s["db_cpu_us"] for s in samples if s.get("db_cpu_us") is not None]
+        database_text = f"{median(database):9.1f}" if database else f"{'-':>9}"
+        print(f"{samples[0]['name']:26} {median([s['served_rps'] for s in samples]):9.0f} "
+              f"{median([s['cpu_us'] for s in samples]):10.1f} {database_text} "
+              f"{median([s['p50_ms'] for s in samples]):7.2f} {median([s['p99_ms'] for s in samples]):7.2f} "
+              f"{median([s['cpu_us'] / f['cpu_us'] for s, f in zip(samples, floors)]):10.2f} "
+              f"{median([s['served_rps'] / f['served_rps'] for s, f in zip(samples, floors)]):11.3f} "
+              f"{median([s['cpu_us'] for s in samples]) / rsa_us:12.2f} "
+              f"{median([s.get('disk_kib', 0) for s in samples]):12.2f}")
 
 
 if __name__ == "__main__":

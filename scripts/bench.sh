@@ -3,7 +3,7 @@
 # mode (in .build-release, so the tests' debug build is left alone), then runs scripts/bench.py:
 # floors and Vouch's figures in one run on one machine. Needs wrk (apt-get install wrk).
 #
-#   ./scripts/bench.sh [--seconds 10] [--signins 40000] [--connections 64]
+#   ./scripts/bench.sh [--seconds 10] [--signins 40000] [--connections 64] [--rounds 3]
 #   ./scripts/bench.sh --smoke      # tiny counts on the debug build: proves it runs (CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
