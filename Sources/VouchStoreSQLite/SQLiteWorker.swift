@@ -75,10 +75,11 @@ final class SQLiteWorker: Sendable {
 
     /// On the queue: every operation waiting now (up to the group size), in one transaction.
     ///
-    /// Each operation runs bare first. One that fails having written nothing (a used nonce, a
-    /// suspended user found before any insert) needs nothing undone; one that fails after a
-    /// write sends the whole group, rolled back, through `commitWithSavepoints`, where each
-    /// operation runs in a savepoint of its own. The common group thus pays no savepoints.
+    /// Each operation runs bare first. One that fails having written nothing (a used nonce: its
+    /// insert did nothing, and a failed statement undoes itself) needs nothing undone; one that
+    /// fails after a write (a suspended user, found once the nonce is recorded) sends the whole
+    /// group, rolled back, through `commitWithSavepoints`, where each operation runs in a
+    /// savepoint of its own. The common group thus pays no savepoints.
     private func commitWaiting() {
         let group = waiting.withLock { waiting -> [GroupedOperation] in
             let taken = Array(waiting.prefix(Self.maximumGroupSize))
