@@ -5,7 +5,10 @@ import Foundation
 ///
 /// Numbers keep their literal spelling, because the token rules depend on it: `1700000000`,
 /// `1700000000.0` and `1.7e9` are the same value but only the first is an integer claim.
-public indirect enum JSONValue: Sendable, Equatable {
+///
+/// Not `indirect`: arrays and objects already hold their elements on the heap, and an indirect
+/// enum would put every string and number of a token in a box of its own as well.
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(JSONNumber)

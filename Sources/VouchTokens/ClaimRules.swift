@@ -22,33 +22,34 @@ struct ClaimRules {
     /// `iat` values above this are almost certainly milliseconds (it is the year 5138 in seconds).
     static let millisecondsThreshold: Int64 = 100_000_000_000
 
-    let claims: [String: JSONValue]
+    let claims: JSONMembers
     let rules: [Rule]
 
     /// Passes #13 and #14; returns the claims that are present with the right type, with their
     /// values. A `null` optional claim counts as absent; a `null` required claim has the wrong type.
     func checkPresenceAndTypes(_ findings: inout Findings) throws(Findings.Stop) -> UsableClaims {
-        // One dictionary look-up per rule; both passes and the value rules read these.
-        let values = rules.map { claims[$0.name] }
+        // One look-up per rule; both passes and the value rules read these.
+        var values = rules.map { claims[$0.name] }
         for (rule, value) in zip(rules, values) where rule.required && value == nil {
             try findings.add(.claimNotFound, claim: rule.name)
         }
-        var usable = UsableClaims()
-        usable.entries.reserveCapacity(rules.count)
-        for (rule, value) in zip(rules, values) {
-            guard let value else { continue }
-            if case .null = value, !rule.required { continue }
+        for index in rules.indices {
+            guard let value = values[index] else { continue }
+            let rule = rules[index]
+            if case .null = value, !rule.required {
+                values[index] = nil
+                continue
+            }
             let rightType = switch rule.kind {
             case .string: value.stringValue != nil
             case .integer: if case .number(let number) = value { number.isIntegerLiteral } else { false }
             }
-            if rightType {
-                usable.entries.append((rule.name, value))
-            } else {
+            if !rightType {
+                values[index] = nil
                 try findings.add(.claimWrongType, claim: rule.name)
             }
         }
-        return usable
+        return UsableClaims(rules: rules, values: values)
     }
 
     func string(_ name: String) -> String? { claims[name]?.stringValue }
@@ -86,12 +87,21 @@ struct ClaimRules {
     }
 }
 
-/// The claims a token has with the right type, and their values: a handful, so a list searched by
-/// name costs less than hashing each name again.
+/// The claims a token has with the right type, and their values, side by side with the rules
+/// that asked for them: a handful, so a list searched by name costs less than hashing each name
+/// again, and it reuses the array of look-ups rather than building one of its own.
 struct UsableClaims {
-    fileprivate(set) var entries: [(name: String, value: JSONValue)] = []
+    let rules: [ClaimRules.Rule]
+    /// `nil` where the claim is absent, an optional `null` or of the wrong type.
+    let values: [JSONValue?]
 
-    subscript(name: String) -> JSONValue? { entries.first { $0.name == name }?.value }
+    subscript(name: String) -> JSONValue? {
+        let length = name.utf8.count
+        for index in rules.indices where rules[index].name.utf8.count == length && rules[index].name == name {
+            return values[index]
+        }
+        return nil
+    }
 
     func contains(_ name: String) -> Bool { self[name] != nil }
 }

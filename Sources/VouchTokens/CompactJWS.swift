@@ -7,8 +7,8 @@ public struct CompactJWS: Sendable {
     /// bounded amount of work.
     public static let maximumSize = 8 * 1024
 
-    public let header: [String: JSONValue]
-    public let claims: [String: JSONValue]
+    public let header: JSONMembers
+    public let claims: JSONMembers
     /// `base64url(header) "." base64url(claims)`: the bytes the signature covers.
     public let signingInput: [UInt8]
     public let signature: [UInt8]
@@ -41,12 +41,12 @@ public struct CompactJWS: Sendable {
 
         let parser = StrictJSON()
         do {
-            header = try parser.parseObject(headerBytes)
+            header = try parser.parseMembers(headerBytes)
         } catch {
             throw TokenRejection(.malformedJSON, hint: "header: \(error.explanation)")
         }
         do {
-            claims = try parser.parseObject(claimsBytes)
+            claims = try parser.parseMembers(claimsBytes)
         } catch {
             throw TokenRejection(.malformedJSON, hint: "claims: \(error.explanation)")
         }

@@ -55,7 +55,7 @@ struct HeaderRules {
         required = parameters.map(\.required) + otherRequired.map { _ in true }
     }
 
-    func check(_ header: [String: JSONValue], _ findings: inout Findings) throws(Findings.Stop) {
+    func check(_ header: JSONMembers, _ findings: inout Findings) throws(Findings.Stop) {
         // One look-up per name; the three passes read these.
         let values = names.map { header[$0] }
         for index in names.indices where required[index] && values[index] == nil {

@@ -33,15 +33,32 @@ public struct StrictJSON: Sendable {
         return members
     }
 
+    /// One JSON object as its members in the order written: what the token rules read (a list
+    /// searched by name, see `JSONMembers`). Nested objects are dictionaries, as in `parse`.
+    public func parseMembers(_ bytes: [UInt8]) throws(Failure) -> JSONMembers {
+        try read(bytes) { (reader) throws(Failure) in
+            guard try reader.peek() == UInt8(ascii: "{") else {
+                _ = try reader.readValue(depth: 0)
+                throw .notAnObject
+            }
+            return JSONMembers(members: try reader.readMembers())
+        }
+    }
+
     public func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+        try read(bytes) { (reader) throws(Failure) in try reader.readValue(depth: 0) }
+    }
+
+    /// The whole document through `body`, which reads one value: valid UTF-8, no bytes after it.
+    private func read<Value>(_ bytes: [UInt8], _ body: (inout Reader) throws(Failure) -> Value) throws(Failure) -> Value {
         // Validating up front keeps the string scanner simple: it may copy byte runs as they are.
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        guard UTF8Validation.isValid(bytes) else { throw .invalidUTF8 }
         let maximumDepth = self.maximumDepth
         // The reader works on the raw buffer: no reference counting per byte read.
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> JSONValue in
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> Value in
             var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
             reader.skipWhitespace()
-            let value = try reader.readValue(depth: 0)
+            let value = try body(&reader)
             reader.skipWhitespace()
             guard reader.offset == buffer.count else { throw .trailingBytes(offset: reader.offset) }
             return value
@@ -49,10 +66,33 @@ public struct StrictJSON: Sendable {
     }
 }
 
+/// Whether bytes are UTF-8, without making a `String` of them: token parts are ASCII, which is
+/// checked eight bytes at a time; anything else goes through the standard library's validation.
+enum UTF8Validation {
+    static func isValid(_ bytes: [UInt8]) -> Bool {
+        let isASCII = bytes.withUnsafeBytes { raw -> Bool in
+            var index = 0
+            var highBits: UInt64 = 0
+            while index + 8 <= raw.count {
+                highBits |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < raw.count {
+                highBits |= UInt64(raw[index])
+                index += 1
+            }
+            return highBits & 0x8080_8080_8080_8080 == 0
+        }
+        return isASCII || String(validating: bytes, as: UTF8.self) != nil
+    }
+}
+
 private struct Reader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var offset = 0
+    /// Whether the string `readString` returned last was all ASCII.
+    var lastStringWasASCII = true
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -123,6 +163,56 @@ private struct Reader {
         }
     }
 
+    /// The top-level object as a list. A second member of the same name is refused, the name
+    /// compared as `String`s compare (canonical equivalence, as the dictionaries of nested objects
+    /// compare them): stricter than bytes, so that no parser anywhere can read two spellings of one
+    /// name as one member. Past a handful of members the names seen are kept in a set, so that a
+    /// token of thousands of one-letter members costs no quadratic search.
+    mutating func readMembers() throws(StrictJSON.Failure) -> [JSONMembers.Member] {
+        guard maximumDepth >= 1 else { throw .tooDeep }
+        try expect(UInt8(ascii: "{"))
+        var members: [JSONMembers.Member] = []
+        members.reserveCapacity(8)
+        var manyNames: Set<String>?
+        var allNamesASCII = true
+        skipWhitespace()
+        if try peek() == UInt8(ascii: "}") {
+            offset += 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            guard try peek() == UInt8(ascii: "\"") else { throw .unexpectedByte(offset: offset) }
+            let name = try readString()
+            let nameIsASCII = lastStringWasASCII
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            let value = try readValue(depth: 1)
+            if manyNames != nil {
+                guard manyNames?.insert(name).inserted == true else { throw .duplicateName(name) }
+            } else {
+                // Between ASCII names canonical equivalence is byte equality, which is cheaper.
+                allNamesASCII = allNamesASCII && nameIsASCII
+                if allNamesASCII {
+                    let length = name.utf8.count
+                    for member in members where member.name.utf8.count == length && member.name.bytesEqual(name) {
+                        throw .duplicateName(name)
+                    }
+                } else {
+                    for member in members where member.name == name { throw .duplicateName(name) }
+                }
+                if members.count == 15 { manyNames = Set(members.map(\.name) + [name]) }
+            }
+            members.append(JSONMembers.Member(name: name, value: value))
+            skipWhitespace()
+            let separator = try peek()
+            offset += 1
+            if separator == UInt8(ascii: "}") { return members }
+            guard separator == UInt8(ascii: ",") else { throw .unexpectedByte(offset: offset - 1) }
+        }
+    }
+
     mutating func readArray(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
         guard depth <= maximumDepth else { throw .tooDeep }
         try expect(UInt8(ascii: "["))
@@ -148,17 +238,22 @@ private struct Reader {
         // Fast path: most strings have no escape, so they are one run of (already validated)
         // UTF-8 up to the closing quote, made into a String in one step.
         let start = offset
+        var highBits: UInt8 = 0
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
                 offset += 1
+                lastStringWasASCII = highBits & 0x80 == 0
                 return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset - 1]), as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw .invalidString(offset: offset) }
+            highBits |= byte
             offset += 1
         }
         guard offset < bytes.count else { throw .unexpectedEnd }
+        // Escapes may spell any scalar: treated as not ASCII.
+        lastStringWasASCII = false
         return try readEscapedString(prefix: bytes[start..<offset])
     }
 

@@ -68,7 +68,7 @@ public struct TokenVerifier: Sendable {
             // `.all` mode never stops at a rule; only a failed lookup ends it.
             if case .lookupFailed(let failure) = error { throw failure }
         }
-        return TokenDiagnosis(rejections: findings.ordered, header: jws.header, claims: jws.claims,
+        return TokenDiagnosis(rejections: findings.ordered, header: jws.header.dictionary, claims: jws.claims.dictionary,
                               profile: TokenProfile.select(for: jws.header))
     }
 

@@ -11,8 +11,16 @@ public enum TokenProfile: String, Sendable, Codable, Equatable {
     /// PROTOCOL §5.3: the header picks the profile; anything unrecognised is judged as Layer and
     /// so fails the first Layer rule it breaks. The algorithm is never taken from the token.
     public static func select(for header: [String: JSONValue]) -> TokenProfile {
-        if header["cty"]?.stringValue?.bytesEqual(LayerPolicy.contentType) == true { return .layer }
-        if header["cty"] == nil, let kid = header["kid"]?.stringValue, kid.bytesHavePrefix(SinchSigningKey.kidPrefix) {
+        select(cty: header["cty"], kid: header["kid"])
+    }
+
+    static func select(for header: JSONMembers) -> TokenProfile {
+        select(cty: header["cty"], kid: header["kid"])
+    }
+
+    private static func select(cty: JSONValue?, kid: JSONValue?) -> TokenProfile {
+        if cty?.stringValue?.bytesEqual(LayerPolicy.contentType) == true { return .layer }
+        if cty == nil, let kid = kid?.stringValue, kid.bytesHavePrefix(SinchSigningKey.kidPrefix) {
             return .sinch
         }
         return .layer

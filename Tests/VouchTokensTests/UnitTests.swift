@@ -131,6 +131,83 @@ struct StrictJSONTests {
         // Different names that differ only in case are different names.
         #expect(throws: Never.self) { try StrictJSON().parseObject(Array(#"{"a":1,"A":1}"#.utf8)) }
     }
+
+    @Test("members in order: the same verdicts as the dictionary parser, duplicates past the list's reach too")
+    func membersAgreeWithObjects() throws {
+        let members = try StrictJSON().parseMembers(Array(#" {"z":1, "a":"x", "\u006D":[true], "n":{"k":null}} "#.utf8))
+        #expect(members.members.map(\.name) == ["z", "a", "m", "n"])
+        #expect(members["a"] == "x" && members["m"] == .array([.bool(true)]) && members["n"]?.objectValue?["k"] == .null)
+        #expect(members["A"] == nil && members["zz"] == nil && members[""] == nil)
+        #expect(members.dictionary == (try StrictJSON().parseObject(Array(#"{"z":1,"a":"x","m":[true],"n":{"k":null}}"#.utf8))))
+        #expect(try StrictJSON().parseMembers(Array("{}".utf8)).count == 0)
+
+        // Look-ups compare bytes; duplicates are refused by canonical equivalence (KELVIN SIGN is "K").
+        let kelvin = try StrictJSON().parseMembers(Array("{\"\u{212A}\":1,\"k\":2}".utf8))
+        #expect(kelvin["\u{212A}"] == 1 && kelvin["K"] == nil && kelvin["k"] == 2)
+        #expect(throws: StrictJSON.Failure.duplicateName("K")) { try StrictJSON().parseMembers(Array("{\"\u{212A}\":1,\"K\":2}".utf8)) }
+        // …whatever the values between them hold (an ASCII name after a non-ASCII value, and the reverse).
+        #expect(throws: StrictJSON.Failure.duplicateName("K")) {
+            try StrictJSON().parseMembers(Array("{\"\u{212A}\":\"é\",\"K\":2}".utf8))
+        }
+        #expect(throws: StrictJSON.Failure.duplicateName("\u{212A}")) {
+            try StrictJSON().parseMembers(Array("{\"K\":\"x\",\"\u{212A}\":\"y\"}".utf8))
+        }
+        #expect(throws: StrictJSON.Failure.duplicateName("\u{212A}")) {
+            try StrictJSON().parseMembers(Array(#"{"K":"x","\u212A":"y"}"#.utf8))
+        }
+
+        // A duplicate is found wherever it falls: among the first names (searched as a list) and
+        // after many (kept in a set).
+        for count in [2, 15, 16, 17, 40] {
+            let names = (0..<count).map { "n\($0)" }
+            for duplicate in [0, count / 2, count - 1] {
+                let text = "{" + (names + [names[duplicate]]).map { "\"\($0)\":0" }.joined(separator: ",") + "}"
+                #expect(throws: StrictJSON.Failure.duplicateName(names[duplicate]), "\(count) \(duplicate)") {
+                    try StrictJSON().parseMembers(Array(text.utf8))
+                }
+            }
+            let unique = "{" + names.map { "\"\($0)\":0" }.joined(separator: ",") + "}"
+            #expect(try StrictJSON().parseMembers(Array(unique.utf8)).members.map(\.name) == names)
+        }
+        #expect(throws: StrictJSON.Failure.notAnObject) { try StrictJSON().parseMembers(Array("[1]".utf8)) }
+        #expect(throws: StrictJSON.Failure.unexpectedByte(offset: 3)) { try StrictJSON().parseMembers(Array("[1,]".utf8)) }
+        #expect(throws: StrictJSON.Failure.tooDeep) { try StrictJSON(maximumDepth: 0).parseMembers(Array("{}".utf8)) }
+        #expect(throws: StrictJSON.Failure.tooDeep) { try StrictJSON(maximumDepth: 1).parseMembers(Array(#"{"a":[]}"#.utf8)) }
+        #expect(throws: StrictJSON.Failure.invalidUTF8) { try StrictJSON().parseMembers([UInt8(ascii: "{"), 0xC3, UInt8(ascii: "}")]) }
+    }
+
+    @Test("refuses in members exactly what it refuses as a value", arguments: [
+        #"{"s":"\ud83d"}"#, "{\"s\":\"a\u{01}b\"}", #"{"a":1,}"#, "{,}", #"{"a":01}"#, #"{"a":1}x"#, #"{"a":1}{}"#,
+        "{'a':1}", "{a:1}", #"{"a" 1}"#, #"{"a":1"#, #"{"a":"x"#, "", " ", "{", "\u{FEFF}{}", "{\"a\":1}\u{0}",
+        #"{"a":1,"a":2}"#, "{\"\u{E9}\":1,\"e\u{301}\":2}", #"{"a":{"b":1,"b":2}}"#, #"{"a":[1,{"c":{}}]}"#,
+    ])
+    func membersRefuseAsValues(text: String) {
+        let asValue = Result { () throws(StrictJSON.Failure) in try StrictJSON().parseObject(Array(text.utf8)) }
+        let asMembers = Result { () throws(StrictJSON.Failure) in try StrictJSON().parseMembers(Array(text.utf8)) }
+        switch (asValue, asMembers) {
+        case (.failure(let valueFailure), .failure(let membersFailure)): #expect(valueFailure == membersFailure)
+        case (.success(let object), .success(let members)): #expect(object == members.dictionary)
+        default: Issue.record("\(asValue) vs \(asMembers)")
+        }
+    }
+
+    @Test("UTF-8 validation: the ASCII fast path and the full check agree", arguments: 0..<200)
+    func utf8Validation(seed: Int) {
+        var generator = SeededGenerator(seed: UInt64(seed))
+        let length = Int.random(in: 0...40, using: &generator)
+        // Mostly ASCII with an occasional high byte, so that both paths and every alignment run.
+        let bytes = (0..<length).map { _ in
+            Int.random(in: 0..<8, using: &generator) == 0 ? UInt8.random(in: 0x80...0xFF, using: &generator)
+                : UInt8.random(in: 0...0x7F, using: &generator)
+        }
+        // Validation comes before any other rule, so `invalidUTF8` is thrown exactly for invalid text.
+        func refusedAsUTF8(_ bytes: [UInt8]) -> Bool {
+            do { _ = try StrictJSON().parse(bytes) } catch { return error == .invalidUTF8 }
+            return false
+        }
+        #expect(refusedAsUTF8(bytes) == (String(validating: bytes, as: UTF8.self) == nil))
+        #expect(!refusedAsUTF8(Array("é😀".utf8) + bytes.filter { $0 < 0x80 }))
+    }
 }
 
 @Suite("CivilDate")
