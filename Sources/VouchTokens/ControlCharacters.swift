@@ -7,8 +7,12 @@
 /// measurable part of verifying a token.
 enum ControlCharacters {
     static func present(in text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable(present(inUTF8:)) ?? present(inUTF8: text.utf8)
+    }
+
+    private static func present(inUTF8 bytes: some Sequence<UInt8>) -> Bool {
         var previous: UInt8 = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte < 0x20 || byte == 0x7F { return true }
             if previous == 0xC2 && (0x80...0x9F).contains(byte) { return true }
             previous = byte

@@ -56,8 +56,20 @@ struct HeaderRules {
     }
 
     func check(_ header: JSONMembers, _ findings: inout Findings) throws(Findings.Stop) {
-        // One look-up per name; the three passes read these.
-        let values = names.map { header[$0] }
+        // One look-up per name, kept on the stack; the three passes read these.
+        try withUnsafeTemporaryAllocation(of: JSONValue?.self, capacity: names.count) { (values) throws(Findings.Stop) in
+            for index in names.indices { values.initializeElement(at: index, to: header[names[index]]) }
+            defer { values.deinitialize() }
+            try check(values: UnsafeBufferPointer(values), &findings)
+        }
+        // `crit` names extensions the recipient must understand; Vouch understands none, so any
+        // `crit` at all is refused rather than silently ignored (RFC 7515 §4.1.11).
+        if header["crit"] != nil {
+            try findings.add(.headerParamWrongValue, param: "crit", hint: "no `crit` extension is supported")
+        }
+    }
+
+    private func check(values: UnsafeBufferPointer<JSONValue?>, _ findings: inout Findings) throws(Findings.Stop) {
         for index in names.indices where required[index] && values[index] == nil {
             try findings.add(.headerParamNotFound, param: names[index])
         }
@@ -71,11 +83,6 @@ struct HeaderRules {
                 try findings.add(.headerParamWrongValue, param: parameter.name,
                                  hint: "`\(parameter.name)` must be \(parameter.expectation)")
             }
-        }
-        // `crit` names extensions the recipient must understand; Vouch understands none, so any
-        // `crit` at all is refused rather than silently ignored (RFC 7515 §4.1.11).
-        if header["crit"] != nil {
-            try findings.add(.headerParamWrongValue, param: "crit", hint: "no `crit` extension is supported")
         }
     }
 }

@@ -34,11 +34,15 @@ public struct KeyedHMAC: Sendable {
 
     /// The 32-byte code of `message`.
     public func code(_ message: UnsafeRawBufferPointer) -> [UInt8] {
+        digest(message).withUnsafeBytes { Array($0) }
+    }
+
+    private func digest(_ message: UnsafeRawBufferPointer) -> SHA256.Digest {
         var inner = self.inner
         inner.update(bufferPointer: message)
         var outer = self.outer
         inner.finalize().withUnsafeBytes { outer.update(bufferPointer: $0) }
-        return outer.finalize().withUnsafeBytes { Array($0) }
+        return outer.finalize()
     }
 
     public func code(_ message: [UInt8]) -> [UInt8] {
@@ -48,11 +52,12 @@ public struct KeyedHMAC: Sendable {
     /// Whether `tag` is the code of `message`, compared in constant time: every byte is looked
     /// at whatever the first difference, so the time taken says nothing about where it was.
     public func isValid(tag: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) -> Bool {
-        let expected = code(message)
-        guard tag.count == expected.count else { return false }
-        var difference: UInt8 = 0
-        for index in 0..<expected.count { difference |= expected[index] ^ tag[index] }
-        return difference == 0
+        digest(message).withUnsafeBytes { expected in
+            guard tag.count == expected.count else { return false }
+            var difference: UInt8 = 0
+            for index in 0..<expected.count { difference |= expected[index] ^ tag[index] }
+            return difference == 0
+        }
     }
 
     public func isValid(tag: [UInt8], for message: [UInt8]) -> Bool {

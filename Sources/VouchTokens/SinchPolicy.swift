@@ -30,8 +30,11 @@ struct SinchPolicy {
 
         // #9: the secret named by `iss`, and a `kid` date the server accepts.
         var secret: RegistrationSecret?
+        var plan: LookupPlan?
         if let applicationKey = try applicationKey(&findings) {
-            try await lookUp { try await context.prepare(lookupPlan(applicationKey: applicationKey)) }
+            let lookupPlan = lookupPlan(applicationKey: applicationKey)
+            plan = lookupPlan
+            try await lookUp { try await context.prepare(lookupPlan) }
             secret = try await lookUp { try await context.registrationSecret(applicationKey: applicationKey) }
             if secret == nil { try findings.add(.keyNotFound, claim: "iss", hint: "unknown application key") }
         }
@@ -52,7 +55,7 @@ struct SinchPolicy {
         let expiresAt = try rules.time("exp", usable: usable, &findings)
         _ = try rules.time("sinch:rtc:instance:exp", usable: usable, &findings)
         let nonce = try rules.checkText("nonce", usable: usable, maximumBytes: Self.maximumNonceBytes, &findings)
-        let userID = try userID(rules: rules, usable: usable, &findings)
+        let userID = try userID(rules: rules, usable: usable, planned: plan?.claims.userID, &findings)
 
         // #17 (#16 has no Sinch analogue: the application key was found at #9)
         if signatureHolds, let secret, secret.appID != appID {
@@ -134,9 +137,12 @@ struct SinchPolicy {
     }
 
     /// #15 for `sub`: it must be `iss` + `/users/` + a user id of 1…255 bytes of `[A-Za-z0-9_=-]`.
-    private func userID(rules: ClaimRules, usable: UsableClaims, _ findings: inout Findings) throws(Findings.Stop) -> String? {
-        guard usable.contains("sub"), usable.contains("iss"), let subject = rules.string("sub"),
-              let issuer = rules.string("iss") else { return nil }
+    /// `planned` is what the look-up plan derived from the same two claims by the same rule: when
+    /// it found a valid user id there is nothing to derive again.
+    private func userID(rules: ClaimRules, usable: UsableClaims, planned: String?,
+                        _ findings: inout Findings) throws(Findings.Stop) -> String? {
+        guard let subject = usable["sub"]?.stringValue, let issuer = usable["iss"]?.stringValue else { return nil }
+        if let planned { return planned }
         guard let userID = subject.bytesDroppingPrefix(issuer)?.bytesDroppingPrefix("/users/") else {
             try findings.add(.claimWrongValue, claim: "sub", hint: "`sub` must be `iss` followed by `/users/<user id>`")
             return nil
