@@ -203,7 +203,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchProtocolTests",
-            dependencies: ["VouchProtocol"],
+            dependencies: ["VouchProtocol", "VouchTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -63,7 +63,36 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The value when written as an integer that fits in 64 bits.
-    public var integerValue: Int64? { isIntegerLiteral ? Int64(literal) : nil }
+    public var integerValue: Int64? {
+        literal.utf8.withContiguousStorageIfAvailable(Self.integer(fromDigits:))
+            ?? (isIntegerLiteral ? Int64(literal) : nil)
+    }
+
+    /// `Int64(literal)` for a literal with no fraction or exponent, read from its bytes in one pass
+    /// (every `iat` and `exp` of every token is read this way): an optional sign, then at least one
+    /// digit and nothing else, within 64 bits.
+    static func integer(fromDigits bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var index = 0
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            negative = first == UInt8(ascii: "-")
+            index = 1
+        }
+        guard index < bytes.count else { return nil }
+        // Accumulated as a negative number, whose range reaches Int64.min.
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (next, underflowed) = shifted.subtractingReportingOverflow(Int64(digit))
+            guard !overflowed && !underflowed else { return nil }
+            value = next
+            index += 1
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
 
     public var doubleValue: Double? { Double(literal) }
 

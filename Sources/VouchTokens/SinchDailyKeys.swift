@@ -20,17 +20,39 @@ final class SinchDailyKeys: Sendable {
             secret.withUnsafeBytes { hasher.combine(bytes: $0) }
             hasher.combine(day)
         }
+
+        /// Secrets compared in constant time, as secrets are everywhere else.
+        static func == (lhs: Entry, rhs: Entry) -> Bool {
+            guard lhs.day == rhs.day, lhs.secret.count == rhs.secret.count else { return false }
+            var difference: UInt8 = 0
+            for index in lhs.secret.indices { difference |= lhs.secret[index] ^ rhs.secret[index] }
+            return difference == 0
+        }
     }
 
-    private let keys = Locked<[Entry: KeyedHMAC]>([:])
+    private struct Keys {
+        var byEntry: [Entry: KeyedHMAC] = [:]
+        /// The key handed out last: a sign-in storm is mostly one app on one day, whose key is then
+        /// found by one comparison instead of hashing the secret.
+        var latest: (entry: Entry, key: KeyedHMAC)?
+    }
+
+    private let keys = Locked(Keys())
 
     func key(secret: [UInt8], date: CivilDate) -> KeyedHMAC {
         let entry = Entry(secret: secret, day: date.daysSinceEpoch)
-        if let cached = keys.withLock({ $0[entry] }) { return cached }
+        let cached = keys.withLock { keys -> KeyedHMAC? in
+            if let latest = keys.latest, latest.entry == entry { return latest.key }
+            guard let found = keys.byEntry[entry] else { return nil }
+            keys.latest = (entry, found)
+            return found
+        }
+        if let cached { return cached }
         let derived = KeyedHMAC(key: SinchSigningKey.derive(secret: secret, date: date))
         keys.withLock { keys in
-            if keys.count >= Self.capacity { keys.removeAll(keepingCapacity: true) }
-            keys[entry] = derived
+            if keys.byEntry.count >= Self.capacity { keys.byEntry.removeAll(keepingCapacity: true) }
+            keys.byEntry[entry] = derived
+            keys.latest = (entry, derived)
         }
         return derived
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchProtocol
+import VouchTestSupport
 
 /// PROTOCOL §5.4, copied from the contract: number, reason, description.
 let contractReasonTable: [(Int, String, String)] = [
@@ -250,6 +251,39 @@ struct LayerIDTests {
             let changed = String(String.UnicodeScalarView(text))
             let canonicalShape = changed.wholeMatch(of: /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/) != nil
             #expect(LayerID.parseUUID(changed) == (canonicalShape ? UUID(uuidString: changed) : nil), "\(changed)")
+        }
+    }
+}
+
+@Suite("JSON numbers")
+struct JSONNumberTests {
+    /// The definition the one-pass reader replaced: an integer literal that `Int64` can read.
+    static func reference(_ literal: String) -> Int64? {
+        JSONNumber(literal: literal).isIntegerLiteral ? Int64(literal) : nil
+    }
+
+    @Test("integerValue agrees with Int64(literal) at the edges")
+    func edges() {
+        let literals = ["0", "-0", "+0", "7", "-7", "+7", "1700000000", "9223372036854775807", "9223372036854775808",
+                        "-9223372036854775808", "-9223372036854775809", "99999999999999999999", "", "-", "+", "--1",
+                        "+-1", "1-", "1.0", "1e9", "1E9", "12a", " 1", "1 ", "0x10", "٣", "00012", "-00"]
+        for literal in literals {
+            #expect(JSONNumber(literal: literal).integerValue == Self.reference(literal), "\(literal)")
+        }
+        #expect(JSONNumber(Int64.min).integerValue == .min && JSONNumber(Int64.max).integerValue == .max)
+    }
+
+    @Test("integerValue agrees with Int64(literal) on random text", arguments: 0..<20)
+    func randomText(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        let alphabet = Array("0123456789-+.eE a")
+        for _ in 0..<500 {
+            let length = Int.random(in: 0...21, using: &generator)
+            let literal = String((0..<length).map { _ in
+                Int.random(in: 0..<4, using: &generator) == 0 ? alphabet.randomElement(using: &generator)!
+                    : Character(String(Int.random(in: 0...9, using: &generator)))
+            })
+            #expect(JSONNumber(literal: literal).integerValue == Self.reference(literal), "\(literal)")
         }
     }
 }
