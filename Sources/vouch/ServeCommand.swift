@@ -96,6 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = LogSetup.logger(label: "vouch", level: logLevel)
         // Everything the server creates (database, WAL, admin token) is for its user alone.
         umask(0o077)
+        HeapTrimming.apply()
         let dataDirectory = try DataDirectory(path: dataDir)
         let databaseURL = database ?? ProcessInfo.processInfo.environment["VOUCH_DATABASE_URL"]
         let store = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
