@@ -50,49 +50,65 @@ public enum Base64URL {
         return Array(text).withUnsafeBufferPointer { decode($0) }
     }
 
-    /// Four characters at a time into three bytes; every token part goes through here, so it works
-    /// on raw buffers rather than through a generic iterator.
+    /// Decodes canonical base64url into temporary storage (on the stack when it is small enough)
+    /// for `body`, or returns `nil` for any other spelling: for the token parts that are parsed
+    /// and then dropped, so that they cost no allocation.
+    static func withDecodedCanonical<Answer>(_ input: UnsafeBufferPointer<UInt8>,
+                                             _ body: (UnsafeBufferPointer<UInt8>) -> Answer) -> Answer? {
+        guard let outputCount = decodedCount(input.count) else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: outputCount) { buffer -> Answer? in
+            guard decode(input, into: buffer) else { return nil }
+            return body(UnsafeBufferPointer(buffer))
+        }
+    }
+
     private static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        let count = input.count
+        guard let outputCount = decodedCount(input.count) else { return nil }
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+            valid = decode(input, into: buffer)
+            initialized = valid ? outputCount : 0
+        }
+        return valid ? output : nil
+    }
+
+    /// How many bytes `count` characters decode to; `nil` for a length no canonical spelling has.
+    private static func decodedCount(_ count: Int) -> Int? {
         let tail = count % 4
         guard tail != 1 else { return nil }
-        let outputCount = count / 4 * 3 + (tail == 0 ? 0 : tail - 1)
-        return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
-            var valid = true
-            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
-                var read = 0, written = 0
-                while read + 4 <= count {
-                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
-                    let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
-                    // 0xFF marks a byte outside the alphabet; every valid value is below 64.
-                    guard (a | b | c | d) & 0xC0 == 0 else { valid = false; break }
-                    let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
-                    buffer[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
-                    buffer[written + 2] = UInt8(truncatingIfNeeded: chunk)
-                    read += 4
-                    written += 3
-                }
-                if valid && tail >= 2 {
-                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
-                    let c = tail == 3 ? table[Int(input[read + 2])] : 0
-                    // The unused low bits of the last character must be zero: one spelling per value.
-                    let unusedBits: UInt8 = tail == 2 ? b & 0x0F : c & 0x03
-                    if (a | b | c) & 0xC0 != 0 || unusedBits != 0 {
-                        valid = false
-                    } else {
-                        let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
-                        buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
-                        written += 1
-                        if tail == 3 {
-                            buffer[written] = UInt8(truncatingIfNeeded: chunk >> 8)
-                            written += 1
-                        }
-                    }
-                }
-                initialized = valid ? written : 0
+        return count / 4 * 3 + (tail == 0 ? 0 : tail - 1)
+    }
+
+    /// Four characters at a time into three bytes, into `buffer` (exactly `decodedCount` bytes);
+    /// `false` for any non-canonical spelling. Every token part goes through here, so it works on
+    /// raw buffers rather than through a generic iterator.
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        let count = input.count
+        let tail = count % 4
+        return decodeTable.withUnsafeBufferPointer { table -> Bool in
+            var read = 0, written = 0
+            while read + 4 <= count {
+                let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+                // 0xFF marks a byte outside the alphabet; every valid value is below 64.
+                guard (a | b | c | d) & 0xC0 == 0 else { return false }
+                let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                buffer[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                buffer[written + 2] = UInt8(truncatingIfNeeded: chunk)
+                read += 4
+                written += 3
             }
-            return valid ? output : nil
+            guard tail >= 2 else { return true }
+            let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+            let c = tail == 3 ? table[Int(input[read + 2])] : 0
+            // The unused low bits of the last character must be zero: one spelling per value.
+            let unusedBits: UInt8 = tail == 2 ? b & 0x0F : c & 0x03
+            guard (a | b | c) & 0xC0 == 0, unusedBits == 0 else { return false }
+            let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+            buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+            if tail == 3 { buffer[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8) }
+            return true
         }
     }
 

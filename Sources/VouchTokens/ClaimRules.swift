@@ -28,28 +28,25 @@ struct ClaimRules {
     /// Passes #13 and #14; returns the claims that are present with the right type, with their
     /// values. A `null` optional claim counts as absent; a `null` required claim has the wrong type.
     func checkPresenceAndTypes(_ findings: inout Findings) throws(Findings.Stop) -> UsableClaims {
-        // One look-up per rule; both passes and the value rules read these.
-        var values = rules.map { claims[$0.name] }
-        for (rule, value) in zip(rules, values) where rule.required && value == nil {
+        assert(rules.count <= UInt64.bitWidth, "a profile has at most 64 claim rules")
+        for rule in rules where rule.required && claims[rule.name] == nil {
             try findings.add(.claimNotFound, claim: rule.name)
         }
-        for index in rules.indices {
-            guard let value = values[index] else { continue }
-            let rule = rules[index]
-            if case .null = value, !rule.required {
-                values[index] = nil
-                continue
-            }
+        var usable: UInt64 = 0
+        for (index, rule) in rules.enumerated() {
+            guard let value = claims[rule.name] else { continue }
+            if case .null = value, !rule.required { continue }
             let rightType = switch rule.kind {
             case .string: value.stringValue != nil
             case .integer: if case .number(let number) = value { number.isIntegerLiteral } else { false }
             }
-            if !rightType {
-                values[index] = nil
+            if rightType {
+                usable |= 1 << UInt64(index)
+            } else {
                 try findings.add(.claimWrongType, claim: rule.name)
             }
         }
-        return UsableClaims(rules: rules, values: values)
+        return UsableClaims(rules: rules, claims: claims, usable: usable)
     }
 
     func string(_ name: String) -> String? { claims[name]?.stringValue }
@@ -87,18 +84,18 @@ struct ClaimRules {
     }
 }
 
-/// The claims a token has with the right type, and their values, side by side with the rules
-/// that asked for them: a handful, so a list searched by name costs less than hashing each name
-/// again, and it reuses the array of look-ups rather than building one of its own.
+/// The claims a token has with the right type: one bit per rule, over the claims themselves (a
+/// handful, searched by name), so that judging the types allocates nothing.
 struct UsableClaims {
     let rules: [ClaimRules.Rule]
-    /// `nil` where the claim is absent, an optional `null` or of the wrong type.
-    let values: [JSONValue?]
+    let claims: JSONMembers
+    /// Bit `i` set: the claim of `rules[i]` is present, not an optional `null`, of the right type.
+    let usable: UInt64
 
     subscript(name: String) -> JSONValue? {
         let length = name.utf8.count
         for index in rules.indices where rules[index].name.utf8.count == length && rules[index].name == name {
-            return values[index]
+            return usable & (1 << UInt64(index)) != 0 ? claims[name] : nil
         }
         return nil
     }

@@ -34,24 +34,34 @@ public struct CompactJWS: Sendable {
         else { throw TokenRejection(.wrongJWSPartCount) }
 
         func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: utf8[range]) }
-        guard let headerBytes = Base64URL.decodeCanonical(part(0..<firstDot)),
-              let claimsBytes = Base64URL.decodeCanonical(part((firstDot + 1)..<secondDot)),
-              let signature = Base64URL.decodeCanonical(part((secondDot + 1)..<utf8.count))
+        // The rules' order: every part's base64url (#3) before any part's JSON (#4). The header and
+        // claims are decoded into temporary storage and parsed from there: only their members stay.
+        guard let signature = Base64URL.decodeCanonical(part((secondDot + 1)..<utf8.count)),
+              let parsed = Base64URL.withDecodedCanonical(part(0..<firstDot), { headerBytes in
+                  Base64URL.withDecodedCanonical(part((firstDot + 1)..<secondDot)) { claimsBytes in
+                      Self.parse(header: headerBytes, claims: claimsBytes)
+                  }
+              }) ?? nil
         else { throw TokenRejection(.malformedBase64URL) }
-
-        let parser = StrictJSON()
-        do {
-            header = try parser.parseMembers(headerBytes)
-        } catch {
-            throw TokenRejection(.malformedJSON, hint: "header: \(error.explanation)")
-        }
-        do {
-            claims = try parser.parseMembers(claimsBytes)
-        } catch {
-            throw TokenRejection(.malformedJSON, hint: "claims: \(error.explanation)")
-        }
+        (header, claims) = try parsed.get()
         signingInput = Array(part(0..<secondDot))
         self.signature = signature
+    }
+
+    private static func parse(header: UnsafeBufferPointer<UInt8>, claims: UnsafeBufferPointer<UInt8>)
+        -> Result<(JSONMembers, JSONMembers), TokenRejection> {
+        let parser = StrictJSON()
+        let headerMembers: JSONMembers
+        do {
+            headerMembers = try parser.parseMembers(header)
+        } catch {
+            return .failure(TokenRejection(.malformedJSON, hint: "header: \(error.explanation)"))
+        }
+        do {
+            return .success((headerMembers, try parser.parseMembers(claims)))
+        } catch {
+            return .failure(TokenRejection(.malformedJSON, hint: "claims: \(error.explanation)"))
+        }
     }
 }
 

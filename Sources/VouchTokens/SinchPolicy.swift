@@ -103,8 +103,9 @@ struct SinchPolicy {
     /// #9 via `iss`: `//rtc.sinch.com/applications/<application key>`. A missing or malformed `iss`
     /// names no secret, which in this profile is the same as an unknown `kid`.
     private func applicationKey(_ findings: inout Findings) throws(Findings.Stop) -> UUID? {
-        guard let issuer = jws.claims["iss"]?.stringValue, let rest = issuer.bytesDroppingPrefix(Self.issuerPrefix),
-              let key = LayerID.parseUUID(rest) else {
+        // The key is read in place after the (ASCII) prefix: no string is made of it.
+        guard let issuer = jws.claims["iss"]?.stringValue, issuer.bytesHavePrefix(Self.issuerPrefix),
+              let key = LayerID.parseUUID(Substring(issuer.utf8.dropFirst(Self.issuerPrefix.utf8.count))) else {
             try findings.add(.keyNotFound, claim: "iss", hint: "`iss` must be `\(Self.issuerPrefix)<application key>`")
             return nil
         }

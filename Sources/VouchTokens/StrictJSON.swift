@@ -36,6 +36,10 @@ public struct StrictJSON: Sendable {
     /// One JSON object as its members in the order written: what the token rules read (a list
     /// searched by name, see `JSONMembers`). Nested objects are dictionaries, as in `parse`.
     public func parseMembers(_ bytes: [UInt8]) throws(Failure) -> JSONMembers {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) in try parseMembers(buffer) }
+    }
+
+    public func parseMembers(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONMembers {
         try read(bytes) { (reader) throws(Failure) in
             guard try reader.peek() == UInt8(ascii: "{") else {
                 _ = try reader.readValue(depth: 0)
@@ -46,44 +50,41 @@ public struct StrictJSON: Sendable {
     }
 
     public func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
-        try read(bytes) { (reader) throws(Failure) in try reader.readValue(depth: 0) }
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) in
+            try read(buffer) { (reader) throws(Failure) in try reader.readValue(depth: 0) }
+        }
     }
 
     /// The whole document through `body`, which reads one value: valid UTF-8, no bytes after it.
-    private func read<Value>(_ bytes: [UInt8], _ body: (inout Reader) throws(Failure) -> Value) throws(Failure) -> Value {
+    /// The reader works on the raw buffer: no reference counting per byte read.
+    private func read<Value>(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (inout Reader) throws(Failure) -> Value) throws(Failure) -> Value {
         // Validating up front keeps the string scanner simple: it may copy byte runs as they are.
-        guard UTF8Validation.isValid(bytes) else { throw .invalidUTF8 }
-        let maximumDepth = self.maximumDepth
-        // The reader works on the raw buffer: no reference counting per byte read.
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> Value in
-            var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
-            reader.skipWhitespace()
-            let value = try body(&reader)
-            reader.skipWhitespace()
-            guard reader.offset == buffer.count else { throw .trailingBytes(offset: reader.offset) }
-            return value
-        }
+        guard UTF8Validation.isValid(buffer) else { throw .invalidUTF8 }
+        var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
+        reader.skipWhitespace()
+        let value = try body(&reader)
+        reader.skipWhitespace()
+        guard reader.offset == buffer.count else { throw .trailingBytes(offset: reader.offset) }
+        return value
     }
 }
 
 /// Whether bytes are UTF-8, without making a `String` of them: token parts are ASCII, which is
 /// checked eight bytes at a time; anything else goes through the standard library's validation.
 enum UTF8Validation {
-    static func isValid(_ bytes: [UInt8]) -> Bool {
-        let isASCII = bytes.withUnsafeBytes { raw -> Bool in
-            var index = 0
-            var highBits: UInt64 = 0
-            while index + 8 <= raw.count {
-                highBits |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                index += 8
-            }
-            while index < raw.count {
-                highBits |= UInt64(raw[index])
-                index += 1
-            }
-            return highBits & 0x8080_8080_8080_8080 == 0
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var index = 0
+        var highBits: UInt64 = 0
+        while index + 8 <= raw.count {
+            highBits |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
         }
-        return isASCII || String(validating: bytes, as: UTF8.self) != nil
+        while index < raw.count {
+            highBits |= UInt64(raw[index])
+            index += 1
+        }
+        return highBits & 0x8080_8080_8080_8080 == 0 || String(validating: bytes, as: UTF8.self) != nil
     }
 }
 

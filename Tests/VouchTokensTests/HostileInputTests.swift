@@ -299,6 +299,21 @@ struct HostileInputTests {
             #expect(rejection?.reason == .malformedBase64URL, "\(name): got \(rejection?.reason.rawValue ?? "acceptance")")
         }
         #expect(variants.count >= 20)
+
+        // Rule #3 outranks #4 across parts: bad base64url anywhere beats bad JSON anywhere else,
+        // whichever part is decoded first; with only bad JSON, the header is named before the claims.
+        let notJSON = Base64URL.encode(Array("not json".utf8))
+        for (jsonPart, base64Part) in [(0, 1), (0, 2), (1, 0), (1, 2)] {
+            var copy = parts
+            copy[jsonPart] = notJSON
+            copy[base64Part] = "*" + copy[base64Part].dropFirst()
+            let rejection = await layerRejection(copy.joined(separator: "."))
+            #expect(rejection?.reason == .malformedBase64URL, "JSON in part \(jsonPart), base64 in \(base64Part)")
+        }
+        let bothBad = await layerRejection([notJSON, notJSON, parts[2]].joined(separator: "."))
+        #expect(bothBad?.reason == .malformedJSON && bothBad?.hint?.hasPrefix("header:") == true)
+        let claimsBad = await layerRejection([parts[0], notJSON, parts[2]].joined(separator: "."))
+        #expect(claimsBad?.reason == .malformedJSON && claimsBad?.hint?.hasPrefix("claims:") == true)
     }
 
     @Test("empty parts", arguments: [
