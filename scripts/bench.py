@@ -331,19 +331,20 @@ def main():
             wait_for(base + "/health", server)
         pids = [server.pid for server in servers]
         with_database = bool(arguments.database)
-        prepared = os.path.join(scratch, "prepared")
-        started = time.time()
-        subprocess.run([bench, "prepare", "--server", bases[0], "--admin-token", admin,
-                        "--count", str(arguments.signins * rounds), "--out", prepared], check=True)
-        print(f"(minted in {time.time() - started:.0f} s, before the clock)")
-        with open(os.path.join(prepared, "signins.jsonl")) as handle:
-            lines = handle.readlines()
-        with open(os.path.join(prepared, "session.txt")) as handle:
-            session = handle.read().strip()
-        per_round = len(lines) // rounds
         for round_index in range(rounds):
-            # Each round its own tokens, and each instance's wrk its own share of them.
-            chunk = lines[round_index * per_round:(round_index + 1) * per_round]
+            # Each round its own tokens, minted just before it: a server nonce lives ten minutes,
+            # so tokens minted for every round at once would expire before the last rounds ran
+            # (1.5 million took longer than that here, and their sign-ins were refused).
+            prepared = os.path.join(scratch, f"prepared-{round_index}")
+            started = time.time()
+            subprocess.run([bench, "prepare", "--server", bases[0], "--admin-token", admin,
+                            "--count", str(arguments.signins), "--out", prepared], check=True)
+            print(f"(minted in {time.time() - started:.0f} s, before the clock)")
+            with open(os.path.join(prepared, "signins.jsonl")) as handle:
+                chunk = handle.readlines()
+            with open(os.path.join(prepared, "session.txt")) as handle:
+                session = handle.read().strip()
+            # Each instance's wrk its own share of the round's tokens.
             shares = []
             for index in range(len(bases)):
                 path = os.path.join(prepared, f"signins-{round_index}-{index}.jsonl")

@@ -22,7 +22,7 @@ public struct VouchRequestContext: RequestContext {
 
     /// The client's IP address as text, or `unknown`: the rate limiters' key. The TCP peer, unless
     /// `ClientAddressMiddleware` found it behind a trusted proxy.
-    internal(set) var clientIP: String
+    var clientIP: String
 }
 
 /// Sizes every request is held to.
