@@ -64,7 +64,7 @@ extension StringProtocol {
 /// The first `count` bytes of both buffers are equal: `memcmp`, which compares many bytes at a
 /// time, where `elementsEqual` goes one by one (it showed in the Sinch profile). Names of a few
 /// bytes (`iss`, `kid`) are compared in place: a call into the C library costs more than they do.
-@inlinable @usableFromInline
+@inlinable
 func sameBytes(_ mine: UnsafeBufferPointer<UInt8>, _ theirs: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
     guard count > 0, let left = mine.baseAddress, let right = theirs.baseAddress else { return true }
     if count <= 16 {

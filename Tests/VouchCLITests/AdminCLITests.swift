@@ -17,7 +17,7 @@ final class SpawnedServer {
         environment["VOUCH_ADMIN_TOKEN"] = nil
         process.environment = environment
         let outputURL = directory.appendingPathComponent("serve.out")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -18,7 +18,7 @@ struct ProcessHardeningTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             // A database file an earlier version left world-readable is narrowed too.
-            FileManager.default.createFile(atPath: directory.appendingPathComponent("vouch.sqlite").path, contents: nil,
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("vouch.sqlite").path, contents: nil,
                                            attributes: [.posixPermissions: 0o644])
             let server = try await scratch.startServer(dataDir: "existing")
             _ = try await server.makeAppAndProvider()

@@ -47,6 +47,7 @@ final class RawConnection: Sendable {
         }
     }
 
+    @discardableResult
     func send(_ text: String) async -> Bool { await send(Array(text.utf8)) }
 
     /// Reads until the server closes the connection or `seconds` pass; returns what arrived.
