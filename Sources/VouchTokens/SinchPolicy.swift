@@ -55,7 +55,7 @@ struct SinchPolicy {
         let expiresAt = try rules.time("exp", usable: usable, &findings)
         _ = try rules.time("sinch:rtc:instance:exp", usable: usable, &findings)
         let nonce = try rules.checkText("nonce", usable: usable, maximumBytes: Self.maximumNonceBytes, &findings)
-        let userID = try userID(rules: rules, usable: usable, planned: plan?.claims.userID, &findings)
+        let userID = try userID(usable: usable, planned: plan?.claims.userID, &findings)
 
         // #17 (#16 has no Sinch analogue: the application key was found at #9)
         if signatureHolds, let secret, secret.appID != appID {
@@ -140,8 +140,7 @@ struct SinchPolicy {
     /// #15 for `sub`: it must be `iss` + `/users/` + a user id of 1…255 bytes of `[A-Za-z0-9_=-]`.
     /// `planned` is what the look-up plan derived from the same two claims by the same rule: when
     /// it found a valid user id there is nothing to derive again.
-    private func userID(rules: ClaimRules, usable: UsableClaims, planned: String?,
-                        _ findings: inout Findings) throws(Findings.Stop) -> String? {
+    private func userID(usable: UsableClaims, planned: String?, _ findings: inout Findings) throws(Findings.Stop) -> String? {
         guard let subject = usable["sub"]?.stringValue, let issuer = usable["iss"]?.stringValue else { return nil }
         if let planned { return planned }
         guard let userID = subject.bytesDroppingPrefix(issuer)?.bytesDroppingPrefix("/users/") else {
