@@ -351,7 +351,7 @@ struct SQLiteStoreTests {
             let reused = randomBytes()
             let outcomes = try await withSQLiteStore(at: path) { store in
                 try await store.createApp(app)
-                try await store.setSuspended(appID: app.id, userID: "suspended", suspended: true, now: t0)
+                _ = try await store.setSuspended(appID: app.id, userID: "suspended", suspended: true, now: t0)
                 return try await withThrowingTaskGroup(of: (Int, String).self) { group in
                     for index in 0..<200 {
                         group.addTask {
