@@ -1,26 +1,24 @@
 import Foundation
 import Testing
+import VouchTestSupport
 
 /// A real `vouch serve` for the admin CLI to talk to: port 0, a temporary data directory, the
 /// admin token the server generated into it on first start. Stopped with SIGTERM.
 final class SpawnedServer {
-    let process = Process()
+    let process: ChildProcess
     let directory: URL
     let url: String
     var tokenFile: String { directory.appendingPathComponent("data/admin-token").path }
 
     init() async throws {
         directory = try CLI.temporaryDirectory()
-        process.executableURL = CLI.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory.appendingPathComponent("data").path, "--rate-limit", "0"]
         var environment = ProcessInfo.processInfo.environment
         environment["VOUCH_ADMIN_TOKEN"] = nil
-        process.environment = environment
         let outputURL = directory.appendingPathComponent("serve.out")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(executable: CLI.binary.path,
+                                   arguments: ["serve", "--port", "0", "--data-dir", directory.appendingPathComponent("data").path,
+                                               "--rate-limit", "0"],
+                                   environment: environment, standardOutput: outputURL.path)
         // Wait for the line that names the port (a condition, with a generous deadline).
         var printed = ""
         let deadline = ContinuousClock.now + .seconds(120)
@@ -29,15 +27,15 @@ final class SpawnedServer {
             printed = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
         }
         guard let found = printed.split(separator: "\n").first(where: { $0.contains("listening on") })?.split(separator: " ").last else {
-            process.terminate()
+            process.send(SIGTERM)
             throw CLITestFailure("vouch serve did not start: \(printed)")
         }
         url = String(found)
     }
 
     func stop() {
-        process.terminate()
-        process.waitUntilExit()
+        process.send(SIGTERM)
+        _ = process.waitForExitBlocking()
         try? FileManager.default.removeItem(at: directory)
     }
 

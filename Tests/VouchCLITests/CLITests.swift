@@ -24,14 +24,10 @@ enum CLI {
 
     /// Whether `python3 -c "import jwt"` works (CI installs pyjwt).
     static let pythonHasJWT: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import jwt"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationReason == .exit && process.terminationStatus == 0
+        guard let probe = try? ChildProcess(executable: "/usr/bin/env", arguments: ["python3", "-c", "import jwt"]) else {
+            return false
+        }
+        return probe.waitForExitBlocking() == .exited(0)
     }()
 
     struct Result: CustomStringConvertible {
@@ -46,43 +42,15 @@ enum CLI {
         var description: String { "status \(status)\(signaled ? " (signal)" : ""), stdout: \(stdout.prefix(400)), stderr: \(stderr.prefix(400))" }
     }
 
+    /// Runs a program to its end (with `posix_spawn`: see `ChildProcess`), its output in files.
     static func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cli-io-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("stdout")
-        let errURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-                return
-            }
-            if let stdin {
-                input.fileHandleForWriting.write(Data(stdin.utf8))
-                try? input.fileHandleForWriting.close()
-            }
+        let ran = try await ChildProcess.run(executable: executable.path, arguments: arguments, directory: directory?.path,
+                                             standardInput: stdin)
+        let (status, signaled): (Int32, Bool) = switch ran.termination {
+        case .exited(let status): (status, false)
+        case .signalled(let signal): (signal, true)
         }
-        try out.close()
-        try err.close()
-        return Result(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-                      stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        return Result(status: status, signaled: signaled, stdout: ran.stdout, stderr: ran.stderr)
     }
 
     static func vouch(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {

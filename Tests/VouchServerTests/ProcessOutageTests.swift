@@ -96,24 +96,9 @@ struct ThrowawayCluster: Sendable {
     func destroy() async { try? await script(["destroy", directory]) }
 
     private func script(_ arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(90)
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                process.terminate()
-                throw ProcessHarnessError("pg-cluster.sh \(arguments.joined(separator: " ")) did not finish")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw ProcessHarnessError("pg-cluster.sh \(arguments.joined(separator: " ")) failed: \(text)")
+        let ran = try await ChildProcess.run(executable: "/bin/bash", arguments: [Self.script] + arguments, timeout: .seconds(90))
+        guard ran.termination == .exited(0) else {
+            throw ProcessHarnessError("pg-cluster.sh \(arguments.joined(separator: " ")) failed (\(ran.termination)): \(ran.stderr)")
         }
     }
 }

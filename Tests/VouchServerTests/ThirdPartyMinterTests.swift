@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 import _CryptoExtras
 
 /// PROTOCOL §5.1: tokens minted by an implementation other than Vouch's (PyJWT), shaped the way
@@ -62,14 +63,10 @@ enum PyJWTMinter {
     static var required: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
 
     static let available: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import jwt, cryptography"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationReason == .exit && process.terminationStatus == 0
+        guard let probe = try? ChildProcess(executable: "/usr/bin/env", arguments: ["python3", "-c", "import jwt, cryptography"]) else {
+            return false
+        }
+        return probe.waitForExitBlocking() == .exited(0)
     }()
 
     struct Failed: Error, CustomStringConvertible {
@@ -85,26 +82,14 @@ enum PyJWTMinter {
 
         let kid = bareIDs ? Fixture.bare(fixture.activeKey.id) : fixture.activeKey.id
         let issuer = bareIDs ? Fixture.bare(fixture.providerID) : fixture.providerID
-        let output = directory.appendingPathComponent("stdout")
-        let errors = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // `--name=value`: a base64url nonce may begin with `-`, which argparse would take for an option.
-        process.arguments = ["python3", script.path, "--private-key=\(keyFile.path)", "--kid=\(kid)", "--iss=\(issuer)",
-                             "--prn=alice", "--nonce=\(nonce)", "--iat=\(now)", "--typ=\(typ)"]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        let token = String(decoding: try Data(contentsOf: output), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, !token.isEmpty else {
-            throw Failed(description: "PyJWT minting failed (\(process.terminationStatus)): "
-                + String(decoding: try Data(contentsOf: errors), as: UTF8.self))
+        let ran = try await ChildProcess.run(executable: "/usr/bin/env", arguments: [
+            "python3", script.path, "--private-key=\(keyFile.path)", "--kid=\(kid)", "--iss=\(issuer)",
+            "--prn=alice", "--nonce=\(nonce)", "--iat=\(now)", "--typ=\(typ)",
+        ])
+        let token = ran.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard ran.termination == .exited(0), !token.isEmpty else {
+            throw Failed(description: "PyJWT minting failed (\(ran.termination)): \(ran.stderr)")
         }
         return token
     }

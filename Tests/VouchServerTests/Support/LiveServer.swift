@@ -93,9 +93,9 @@ struct LiveServer: Sendable {
         var logger = Logger(label: "vouch-test")
         logger.logLevel = .warning
         // One connection per store: the suite runs a hundred servers at once, and a read connection
-        // each would take the process past the ~1 300 descriptors where Swift 6.3.1's
-        // `Process.run()` breaks (the read connection is covered by the SQLite conformance run and
-        // by the tests that spawn `vouch serve`).
+        // each would add hundreds of descriptors for nothing these tests look at (the read
+        // connection is covered by the SQLite conformance run and by the tests that spawn
+        // `vouch serve`).
         let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, readConnection: readConnection, logger: logger)
         do {
             let port = PortBox()
@@ -143,9 +143,7 @@ struct LiveServer: Sendable {
     }
 
     /// The tests' HTTP client: idle connections go after a second, not the shared client's minute,
-    /// so that a suite of a hundred short-lived servers does not pile up hundreds of descriptors
-    /// (with very many open, Foundation's `Process.run()` in Swift 6.3.1 can crash a test that
-    /// spawns a process; swift-corelibs-foundation #5472).
+    /// so that a suite of a hundred short-lived servers does not pile up hundreds of descriptors.
     static let http: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(1), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)

@@ -134,41 +134,20 @@ final class ProcessChild: @unchecked Sendable {
     let arguments: [String]
     let stdoutURL: URL
     let stderrURL: URL
-    private let process: Process
-    private let outputHandles: [FileHandle]
+    private let process: ChildProcess
 
-    /// Starts `vouch <arguments>` in `directory`.
+    /// Starts `vouch <arguments>` in `directory` (with `posix_spawn`: see `ChildProcess`).
     init(name: String, arguments: [String], environment: [String: String] = [:], directory: URL) throws {
         self.name = name
         self.arguments = arguments
         stdoutURL = directory.appendingPathComponent("\(name).stdout")
         stderrURL = directory.appendingPathComponent("\(name).stderr")
-        for url in [stdoutURL, stderrURL] {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw ProcessHarnessError("cannot create \(url.path)")
-            }
-        }
-        let stdout = try FileHandle(forWritingTo: stdoutURL)
-        let stderr = try FileHandle(forWritingTo: stderrURL)
-        outputHandles = [stdout, stderr]
-        process = Process()
-        process.executableURL = ProcessHarness.binary
-        process.arguments = arguments
-        process.environment = ProcessHarness.childEnvironment(environment)
-        process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
+        process = try ChildProcess(executable: ProcessHarness.binary.path, arguments: arguments,
+                                   environment: ProcessHarness.childEnvironment(environment), directory: directory.path,
+                                   standardOutput: stdoutURL.path, standardError: stderrURL.path)
     }
 
-    deinit {
-        // The last line of defence: no test leaves a server behind, whatever went wrong.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        for handle in outputHandles { try? handle.close() }
-    }
-
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
     var isRunning: Bool { process.isRunning }
 
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
@@ -181,17 +160,14 @@ final class ProcessChild: @unchecked Sendable {
 
     /// How the process ended, once it has.
     var exit: Exit? {
-        guard !process.isRunning else { return nil }
-        switch process.terminationReason {
-        case .exit: return .exited(process.terminationStatus)
-        case .uncaughtSignal: return .signalled(process.terminationStatus)
-        @unknown default: return .exited(process.terminationStatus)
+        switch process.termination {
+        case .exited(let status)?: .exited(status)
+        case .signalled(let signal)?: .signalled(signal)
+        case nil: nil
         }
     }
 
-    func send(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-    }
+    func send(_ signal: Int32) { process.send(signal) }
 
     /// Waits for the first stdout line containing `marker`; fails early if the process exits.
     func waitForLine(containing marker: String, timeout: Duration = ProcessHarness.startTimeout) async throws -> String {
@@ -212,10 +188,13 @@ final class ProcessChild: @unchecked Sendable {
     /// Waits until the process has ended and says how.
     @discardableResult
     func waitForExit(timeout: Duration) async throws -> Exit {
-        try await ProcessWait.until("\(name) (pid \(pid)) to exit", timeout: timeout) { !process.isRunning }
-        // Foundation sets the termination status just after isRunning turns false.
-        try await Task.sleep(for: .milliseconds(10))
-        return exit!
+        var ended: Exit?
+        try await ProcessWait.until("\(name) (pid \(pid)) to exit", timeout: timeout) {
+            ended = exit
+            return ended != nil
+        }
+        guard let ended else { throw ProcessHarnessError("\(name) (pid \(pid)) has no exit status") }
+        return ended
     }
 
     /// SIGTERM (or another signal), then waits; a process still running after `timeout` is
