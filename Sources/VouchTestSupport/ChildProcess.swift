@@ -23,7 +23,7 @@ public final class ChildProcess: Sendable {
         public var description: String {
             switch self {
             case .exited(let status): "exit status \(status)"
-            case .signalled(let signal): "signal \(signal)"
+            case .signalled(let signal): "killed by signal \(signal)"
             }
         }
     }
@@ -164,14 +164,16 @@ public final class ChildProcess: Sendable {
                                      directory: directory, standardInput: inputPath,
                                      standardOutput: outPath, standardError: errPath)
         let deadline = ContinuousClock.now + timeout
-        while child.isRunning {
+        var ended = child.termination
+        while ended == nil {
             guard ContinuousClock.now < deadline else {
                 child.send(SIGKILL)
                 throw SpawnError(description: "\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
             }
             try await Task.sleep(for: .milliseconds(10))
+            ended = child.termination
         }
-        let termination = try await child.waitForExit()
+        guard let termination = ended else { throw SpawnError(description: "\(executable) has no exit status") }
         func text(_ path: String) -> String {
             (try? String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)) ?? ""
         }

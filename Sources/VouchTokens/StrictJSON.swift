@@ -45,7 +45,7 @@ public struct StrictJSON: Sendable {
                 _ = try reader.readValue(depth: 0)
                 throw .notAnObject
             }
-            return JSONMembers(members: try reader.readMembers())
+            return JSONMembers(members: try reader.readMembers(depth: 1))
         }
     }
 
@@ -137,40 +137,19 @@ private struct Reader {
         }
     }
 
+    /// A nested object: read as the top level is, then kept as a dictionary (the parser has
+    /// already refused duplicate names, so no member is lost).
     mutating func readObject(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
-        guard depth <= maximumDepth else { throw .tooDeep }
-        try expect(UInt8(ascii: "{"))
-        // Token headers and claim sets have a handful of members: no rehashing while they arrive.
-        var members = [String: JSONValue](minimumCapacity: 8)
-        skipWhitespace()
-        if try peek() == UInt8(ascii: "}") {
-            offset += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard try peek() == UInt8(ascii: "\"") else { throw .unexpectedByte(offset: offset) }
-            let name = try readString()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"))
-            skipWhitespace()
-            let value = try readValue(depth: depth)
-            guard members.updateValue(value, forKey: name) == nil else { throw .duplicateName(name) }
-            skipWhitespace()
-            let separator = try peek()
-            offset += 1
-            if separator == UInt8(ascii: "}") { return .object(members) }
-            guard separator == UInt8(ascii: ",") else { throw .unexpectedByte(offset: offset - 1) }
-        }
+        .object(JSONMembers(members: try readMembers(depth: depth)).dictionary)
     }
 
-    /// The top-level object as a list. A second member of the same name is refused, the name
-    /// compared as `String`s compare (canonical equivalence, as the dictionaries of nested objects
-    /// compare them): stricter than bytes, so that no parser anywhere can read two spellings of one
-    /// name as one member. Past a handful of members the names seen are kept in a set, so that a
-    /// token of thousands of one-letter members costs no quadratic search.
-    mutating func readMembers() throws(StrictJSON.Failure) -> [JSONMembers.Member] {
-        guard maximumDepth >= 1 else { throw .tooDeep }
+    /// An object as a list, `depth` deep (the top level is 1). A second member of the same name is
+    /// refused, the name compared as `String`s compare (canonical equivalence, as a dictionary's
+    /// keys compare): stricter than bytes, so that no parser anywhere can read two spellings of
+    /// one name as one member. Past a handful of members the names seen are kept in a set, so that
+    /// a token of thousands of one-letter members costs no quadratic search.
+    mutating func readMembers(depth: Int) throws(StrictJSON.Failure) -> [JSONMembers.Member] {
+        guard depth <= maximumDepth else { throw .tooDeep }
         try expect(UInt8(ascii: "{"))
         var members: [JSONMembers.Member] = []
         members.reserveCapacity(8)
@@ -189,7 +168,7 @@ private struct Reader {
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
-            let value = try readValue(depth: 1)
+            let value = try readValue(depth: depth)
             if manyNames != nil {
                 guard manyNames?.insert(name).inserted == true else { throw .duplicateName(name) }
             } else {

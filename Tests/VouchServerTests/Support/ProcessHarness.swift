@@ -118,17 +118,7 @@ enum ProcessWait {
 /// A child process with its stdout and stderr in files (never pipes: a chatty server must not
 /// block on a full pipe nobody reads, and the files stay readable after the process is gone).
 final class ProcessChild: @unchecked Sendable {
-    enum Exit: Equatable, CustomStringConvertible {
-        case exited(Int32)
-        case signalled(Int32)
-
-        var description: String {
-            switch self {
-            case .exited(let status): "exit status \(status)"
-            case .signalled(let signal): "killed by signal \(signal)"
-            }
-        }
-    }
+    typealias Exit = ChildProcess.Termination
 
     let name: String
     let arguments: [String]
@@ -159,13 +149,7 @@ final class ProcessChild: @unchecked Sendable {
     }
 
     /// How the process ended, once it has.
-    var exit: Exit? {
-        switch process.termination {
-        case .exited(let status)?: .exited(status)
-        case .signalled(let signal)?: .signalled(signal)
-        case nil: nil
-        }
-    }
+    var exit: Exit? { process.termination }
 
     func send(_ signal: Int32) { process.send(signal) }
 
