@@ -261,6 +261,8 @@ def main():
                         help="instead of the usual run: resident memory across 1 million nonces and --memory-sessions "
                              "sessions created and expired")
     parser.add_argument("--memory-sessions", type=int, default=200_000)
+    parser.add_argument("--http-only", action="store_true",
+                        help="skip the in-process token measurements (for comparing server changes quickly)")
     parser.add_argument("--profile", metavar="DIR",
                         help="record each HTTP measurement's server CPU with perf (-e cpu-clock -g) into DIR; "
                              "its CPU figures then include perf's own overhead")
@@ -288,8 +290,9 @@ def main():
     rsa_per_second = openssl_rsa_verify_per_second(1 if arguments.smoke else 3)
     rsa_us = 1e6 / rsa_per_second
 
-    print("== in process: whole tokens against the primitives (one task)")
-    subprocess.run([bench, "tokens", "0.2" if arguments.smoke else "3"], check=True)
+    if not arguments.http_only:
+        print("== in process: whole tokens against the primitives (one task)")
+        subprocess.run([bench, "tokens", "0.2" if arguments.smoke else "3"], check=True)
 
     rounds = max(1, arguments.rounds)
     all_rounds = []

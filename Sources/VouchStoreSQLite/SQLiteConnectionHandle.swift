@@ -25,6 +25,20 @@ final class SQLiteConnectionHandle {
         database = handle
     }
 
+    /// A connection that only reads (`query_only`), waiting at most `busyTimeoutMilliseconds` for
+    /// a lock; closed again if setting it up fails.
+    static func forReading(path: String, busyTimeoutMilliseconds: Int) throws -> SQLiteConnectionHandle {
+        let handle = try SQLiteConnectionHandle(path: path)
+        do {
+            _ = try handle.rows("PRAGMA query_only = ON", [])
+            _ = try handle.rows("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", [])
+        } catch {
+            handle.close()
+            throw error
+        }
+        return handle
+    }
+
     var isClosed: Bool { database == nil }
 
     /// Whether a transaction is open (SQLite leaves autocommit mode at BEGIN, and returns to it at

@@ -13,6 +13,8 @@ struct SQLiteFailure: Error, CustomStringConvertible {
 
     var isUniquenessViolation: Bool { code == Self.primaryKey || code == Self.unique || code == Self.rowID }
     var isForeignKeyViolation: Bool { code == Self.foreignKey }
+    /// SQLITE_BUSY (5) in any of its extended forms: a lock another connection holds.
+    var isBusy: Bool { code & 0xFF == 5 }
 
     var description: String { "sqlite error \(code): \(message)" }
 }

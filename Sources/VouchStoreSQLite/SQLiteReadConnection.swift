@@ -1,10 +1,15 @@
-/// When the SQLite store's reads get a connection of their own (`SQLiteReader`).
+/// Where the SQLite store's reads run: on connections of their own (`SQLiteInlineReaders`,
+/// `SQLiteReader`) or on the writer's.
 public enum SQLiteReadConnection: Sendable, Equatable {
-    /// Opened the first time a read finds the writer busy, then used whenever it is: reads never
-    /// wait behind a group commit's fsync. What `vouch serve` uses.
+    /// On the calling thread, over a few read connections (one per core) opened as needed: no hop
+    /// to a queue and back, and never behind a group commit's fsync. A read that finds them all in
+    /// use, or the database busy, goes to the queued read connection. What `vouch serve` uses.
+    case inline
+    /// Queued on the read connection while the writer is busy (opened the first time it is), on
+    /// the writer's queue otherwise.
     case whenBusy
-    /// Every read on the read connection: the conformance suite runs this way, so that every
-    /// read-after-write it checks crosses from one connection to the other.
+    /// Every read queued on the read connection: the conformance suite runs this way (and
+    /// `.inline`), so that every read-after-write it checks crosses from one connection to another.
     case always
     /// Reads share the writer's queue: one connection (three file descriptors) per store, for a
     /// process that holds very many stores at once.

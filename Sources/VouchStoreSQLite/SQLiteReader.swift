@@ -18,15 +18,7 @@ final class SQLiteReader: Sendable {
 
     /// Opens the connection read-only in intent (`query_only`), with the writer's busy timeout.
     init(path: String, busyTimeoutMilliseconds: Int, logger: Logger) throws {
-        let handle = try SQLiteConnectionHandle(path: path)
-        do {
-            _ = try handle.rows("PRAGMA query_only = ON", [])
-            _ = try handle.rows("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", [])
-        } catch {
-            handle.close()
-            throw error
-        }
-        connection = ReaderConnection(handle)
+        connection = ReaderConnection(try SQLiteConnectionHandle.forReading(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
         self.logger = logger
     }
 
@@ -41,31 +33,7 @@ final class SQLiteReader: Sendable {
     }
 
     private func inReadTransaction<T>(_ body: (SQLiteRunner) throws -> T) throws -> T {
-        let db = SQLiteRunner(handle: connection.handle)
-        try db.execute("BEGIN DEFERRED")
-        let value: T
-        do {
-            value = try body(db)
-        } catch {
-            endTransaction(db)
-            throw error
-        }
-        do {
-            try db.execute("COMMIT")
-        } catch {
-            endTransaction(db)
-            throw error
-        }
-        return value
-    }
-
-    private func endTransaction(_ db: SQLiteRunner) {
-        guard connection.handle.inTransaction else { return }
-        do {
-            try db.execute("ROLLBACK")
-        } catch {
-            logger.debug("read rollback failed", metadata: ["error": "\(error)"])
-        }
+        try ReadTransaction.run(on: connection.handle, logger: logger, body)
     }
 
     /// Closes the connection once every read queued before it has run.
@@ -104,6 +72,14 @@ final class SQLiteReaders: Sendable {
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.logger = logger
+    }
+
+    /// Whether the read connection has been opened (and not closed).
+    var isOpen: Bool {
+        state.withLock { state in
+            if case .open = state { return true }
+            return false
+        }
     }
 
     /// The read connection, opening it the first time; `nil` when there cannot be one.

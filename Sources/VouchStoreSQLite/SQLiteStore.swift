@@ -17,19 +17,22 @@ public final class SQLiteStore: Store {
 
     let worker: SQLiteWorker
     /// Reads, on their own connection so that they never wait behind a commit: opened the first
-    /// time a read finds the writer busy, so a store that is never busy keeps one connection.
+    /// time a read needs it, so a store that is never busy keeps one connection.
     /// Never opened for an in-memory database, which a second connection would not see.
     let readers: SQLiteReaders
+    /// Reads on the calling thread (`.inline`); nil otherwise and for an in-memory database.
+    let inlineReaders: SQLiteInlineReaders?
     /// Copies the WAL into the database beside the writer; nil when only one connection is allowed.
     let checkpointer: SQLiteCheckpointer?
     let logger: Logger
 
     let readConnection: SQLiteReadConnection
 
-    private init(worker: SQLiteWorker, readers: SQLiteReaders, checkpointer: SQLiteCheckpointer?,
-                 readConnection: SQLiteReadConnection, logger: Logger) {
+    private init(worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
+                 checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection, logger: Logger) {
         self.worker = worker
         self.readers = readers
+        self.inlineReaders = inlineReaders
         self.checkpointer = checkpointer
         self.readConnection = readConnection
         self.logger = logger
@@ -45,7 +48,7 @@ public final class SQLiteStore: Store {
     ///   connection is then closed again.
     public static func open(
         path: String,
-        readConnection: SQLiteReadConnection = .whenBusy,
+        readConnection: SQLiteReadConnection = .inline,
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
         let started = ContinuousClock.now
@@ -80,7 +83,8 @@ public final class SQLiteStore: Store {
                 "duration": "\(ContinuousClock.now - started)",
             ])
             let readers = SQLiteReaders(path: sharedPath, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
-            return SQLiteStore(worker: worker, readers: readers, checkpointer: checkpointer,
+            let inlineReaders = readConnection == .inline ? sharedPath.map { SQLiteInlineReaders(path: $0, logger: logger) } : nil
+            return SQLiteStore(worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
                                readConnection: readConnection, logger: logger)
         } catch {
             _ = await worker.close()
@@ -118,12 +122,20 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// Runs a read-only `body` on the read connection (in one snapshot) when `readConnection` says
-    /// so (`.whenBusy`: while the writer's queue has work, which the read would wait behind), and
-    /// on the writer's queue otherwise.
+    /// Runs a read-only `body` (in one snapshot) where `readConnection` says: on the calling
+    /// thread (`.inline`, when a connection is free and the database not busy), on the queued read
+    /// connection (`.always`; `.whenBusy` while the writer's queue has work, which the read would
+    /// wait behind), or on the writer's queue.
     func read<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        if let inlineReaders {
+            do {
+                if let value = try inlineReaders.run(body) { return value }
+            } catch {
+                throw mapped(error, operation)
+            }
+        }
         let wantsReader = switch readConnection {
-        case .always: true
+        case .always, .inline: true
         case .whenBusy: worker.isBusy
         case .never: false
         }
@@ -162,6 +174,7 @@ public final class SQLiteStore: Store {
     /// Closes the connection once every operation queued before it has finished. Closing twice is
     /// harmless; any use afterwards throws `StoreError.unavailable`.
     public func close() async throws {
+        inlineReaders?.close()
         await readers.close()
         await checkpointer?.close()
         if await worker.close() { logger.info("closed SQLite store") }

@@ -144,10 +144,11 @@ struct ClientAPITests {
         }
     }
 
-    /// Also with the SQLite store's read connection (as `vouch serve` runs it, and always), so the
-    /// look-ups on one connection and the session's transaction on the other still admit one.
+    /// Also with the SQLite store's read connections (inline, as `vouch serve` runs them, and
+    /// queued), so the look-ups on one connection and the session's transaction on another still
+    /// admit one.
     @Test("one nonce, twenty concurrent sign-ins: exactly one session",
-          arguments: [SQLiteReadConnection.never, .whenBusy, .always])
+          arguments: [SQLiteReadConnection.never, .inline, .whenBusy, .always])
     func concurrentSingleUseNonce(readConnection: SQLiteReadConnection) async throws {
         try await LiveServer.run(readConnection: readConnection) { server in
             let fixture = try await Fixture.make(server)

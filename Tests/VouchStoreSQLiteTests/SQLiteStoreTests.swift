@@ -10,14 +10,16 @@ import VouchTestSupport
 
 @Suite("SQLiteStore", .timeLimit(.minutes(2)))
 struct SQLiteStoreTests {
-    /// The shared `Store` conformance checks, each against a fresh database file.
-    @Test("conformance", arguments: StoreConformance.checks)
-    func conformance(_ check: StoreConformance.Check) async throws {
+    /// The shared `Store` conformance checks, each against a fresh database file, with every read
+    /// on a connection other than the writer's: queued (`.always`) and on the caller's thread
+    /// (`.inline`, as `vouch serve` runs), so that each read-after-write crosses connections.
+    @Test("conformance", arguments: StoreConformance.checks, [SQLiteReadConnection.always, .inline])
+    func conformance(_ check: StoreConformance.Check, reads: SQLiteReadConnection) async throws {
         try await withTemporaryDirectory { directory in
             // SQLite serves one instance: the race checks get the one store as every "instance"
             // (closing it twice is harmless), so they race its callers, not several processes.
             let conformance = StoreConformance { count in
-                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"), readConnection: .always)
+                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"), readConnection: reads)
                 return Array(repeating: store, count: count)
             }
             try await check.run(conformance)
