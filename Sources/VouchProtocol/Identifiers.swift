@@ -52,6 +52,11 @@ public enum LayerID {
         UUIDText.parse(text)
     }
 
+    /// The same over bytes where they lie (an id inside a claim, after its prefix).
+    package static func parseUUID(utf8: UnsafeBufferPointer<UInt8>) -> UUID? {
+        UUIDText.parse(utf8: utf8)
+    }
+
     static func parse(_ text: String, prefix: String) -> UUID? {
         if let rest = text.bytesDroppingPrefix(prefix) { return parseUUID(rest) }
         return parseUUID(text)

@@ -14,7 +14,7 @@ enum UUIDText {
         return Array(text.utf8).withUnsafeBufferPointer(parse(utf8:))
     }
 
-    private static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> UUID? {
+    static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard text.count == 36 else { return nil }
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let parsed = withUnsafeMutableBytes(of: &uuid) { output -> Bool in

@@ -45,7 +45,13 @@ public struct CivilDate: Sendable, Equatable, Comparable, CustomStringConvertibl
 
     /// Parses exactly eight ASCII digits `YYYYMMDD` naming a real date.
     public init?(compact text: some StringProtocol) {
-        let digits = Array(text.utf8)
+        guard let date = text.utf8.withContiguousStorageIfAvailable(Self.init(compactUTF8:))
+                ?? Array(text.utf8).withUnsafeBufferPointer(Self.init(compactUTF8:)) else { return nil }
+        self = date
+    }
+
+    /// The same over bytes where they lie (a Sinch `kid` after its prefix): no string is made.
+    init?(compactUTF8 digits: UnsafeBufferPointer<UInt8>) {
         guard digits.count == 8, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
             return nil
         }

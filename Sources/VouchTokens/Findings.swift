@@ -46,12 +46,3 @@ struct Findings {
         }.map(\.element)
     }
 }
-
-/// Asks the verification context something; its failure stops the policy as `.lookupFailed`.
-func lookUp<Answer>(_ question: () async throws -> Answer) async throws(Findings.Stop) -> Answer {
-    do {
-        return try await question()
-    } catch {
-        throw .lookupFailed(error)
-    }
-}

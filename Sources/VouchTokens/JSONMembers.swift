@@ -21,6 +21,11 @@ public struct JSONMembers: Sendable, Equatable {
 
     /// The value of the member named `name` (compared byte for byte), if there is one.
     public subscript(name: String) -> JSONValue? {
+        index(of: name).map { members[$0].value }
+    }
+
+    /// Where the member named `name` (compared byte for byte) is in `members`, if there is one.
+    func index(of name: String) -> Int? {
         // Lengths first (free), then `==` (a few instructions for two short ASCII names, but
         // canonical equivalence in general), then the bytes, only for the member that matched.
         let length = name.utf8.count
@@ -28,7 +33,7 @@ public struct JSONMembers: Sendable, Equatable {
             for index in members.indices {
                 let candidate = members[index].name
                 if candidate.utf8.count == length && candidate == name && candidate.bytesEqual(name) {
-                    return members[index].value
+                    return index
                 }
             }
             return nil

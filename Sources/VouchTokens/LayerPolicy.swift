@@ -27,8 +27,12 @@ struct LayerPolicy {
         // #8–#11: the key named in `kid`.
         var key: LayerVerificationKey?
         if let kid = jws.header["kid"]?.stringValue, let keyID = try resolveKeyID(kid, &findings) {
-            try await lookUp { try await context.prepare(lookupPlan(keyID: keyID)) }
-            key = try await lookUp { try await context.layerKey(id: keyID) }
+            do {
+                try await context.prepare(lookupPlan(keyID: keyID))
+                key = try await context.layerKey(id: keyID)
+            } catch {
+                throw .lookupFailed(error)
+            }
             switch key?.status {
             case nil: try findings.add(.keyNotFound, param: "kid")
             case .deleted: try findings.add(.keyDeleted, param: "kid")
@@ -72,7 +76,12 @@ struct LayerPolicy {
                 try findings.add(.providerNotFound, claim: "iss")
             }
         }
-        let standing = try await lookUp { [questions] in try await context.claimStanding(questions, now: now) }
+        let standing: ClaimStanding
+        do {
+            standing = try await context.claimStanding(questions, now: now)
+        } catch {
+            throw .lookupFailed(error)
+        }
 
         // #16–#17
         var providerID: UUID?

@@ -34,8 +34,12 @@ struct SinchPolicy {
         if let applicationKey = try applicationKey(&findings) {
             let lookupPlan = lookupPlan(applicationKey: applicationKey)
             plan = lookupPlan
-            try await lookUp { try await context.prepare(lookupPlan) }
-            secret = try await lookUp { try await context.registrationSecret(applicationKey: applicationKey) }
+            do {
+                try await context.prepare(lookupPlan)
+                secret = try await context.registrationSecret(applicationKey: applicationKey)
+            } catch {
+                throw .lookupFailed(error)
+            }
             if secret == nil { try findings.add(.keyNotFound, claim: "iss", hint: "unknown application key") }
         }
         if let kidDate { try checkKIDDate(kidDate, &findings) }
@@ -72,7 +76,12 @@ struct SinchPolicy {
         guard signatureHolds, let secret else { return nil }
         let questions = ClaimQuestions(
             appID: appID, registrationNonce: nonce.map { .init(appID: secret.appID, nonce: $0) }, userID: userID)
-        let standing = try await lookUp { try await context.claimStanding(questions, now: now) }
+        let standing: ClaimStanding
+        do {
+            standing = try await context.claimStanding(questions, now: now)
+        } catch {
+            throw .lookupFailed(error)
+        }
         if standing.registrationNonceSeen == true {
             try findings.add(.nonceReplayed, claim: "nonce")
         }
@@ -104,8 +113,10 @@ struct SinchPolicy {
     /// names no secret, which in this profile is the same as an unknown `kid`.
     private func applicationKey(_ findings: inout Findings) throws(Findings.Stop) -> UUID? {
         // The key is read in place after the (ASCII) prefix: no string is made of it.
+        let prefixCount = Self.issuerPrefix.utf8.count
         guard let issuer = jws.claims["iss"]?.stringValue, issuer.bytesHavePrefix(Self.issuerPrefix),
-              let key = LayerID.parseUUID(Substring(issuer.utf8.dropFirst(Self.issuerPrefix.utf8.count))) else {
+              let key = issuer.utf8.withContiguousStorageIfAvailable({ LayerID.parseUUID(utf8: UnsafeBufferPointer(rebasing: $0[prefixCount...])) })
+                ?? LayerID.parseUUID(Substring(issuer.utf8.dropFirst(prefixCount))) else {
             try findings.add(.keyNotFound, claim: "iss", hint: "`iss` must be `\(Self.issuerPrefix)<application key>`")
             return nil
         }

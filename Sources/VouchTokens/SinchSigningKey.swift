@@ -19,8 +19,11 @@ public enum SinchSigningKey {
 
     /// The date a `kid` names, or `nil` when it is not `hkdfv1-` followed by a real date.
     public static func date(fromKID kid: String) -> CivilDate? {
-        guard let rest = kid.bytesDroppingPrefix(kidPrefix) else { return nil }
-        return CivilDate(compact: rest)
+        guard kid.bytesHavePrefix(kidPrefix) else { return nil }
+        // Read in place after the (ASCII) prefix: no string is made of the date.
+        let prefixCount = kidPrefix.utf8.count
+        return kid.utf8.withContiguousStorageIfAvailable { CivilDate(compactUTF8: UnsafeBufferPointer(rebasing: $0[prefixCount...])) }
+            ?? CivilDate(compact: Substring(kid.utf8.dropFirst(prefixCount)))
     }
 
     /// Decodes an application secret as issued: standard base64 (padding optional).

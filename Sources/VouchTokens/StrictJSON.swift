@@ -1,3 +1,4 @@
+import Foundation
 import VouchProtocol
 
 /// An RFC 8259 parser for token headers and claims that refuses what Foundation's decoders let by.
@@ -88,12 +89,33 @@ enum UTF8Validation {
     }
 }
 
+/// The bytes that end a JSON string's plain run: a quote, a backslash or a control character.
+enum StringBytes {
+    /// Whether any of the eight bytes is `"`, `\` or below 0x20 (bytes from 0x80 up never
+    /// count: they are parts of already validated UTF-8). The classic test for a zero byte, `(v -
+    /// 0x01…) & ~v & 0x80…`, applied to `v ^ quotes`, `v ^ backslashes` and, for the controls, to
+    /// `v - 0x20…`.
+    static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & highs != 0
+    }
+}
+
 private struct Reader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var offset = 0
     /// Whether the string `readString` returned last was all ASCII.
     var lastStringWasASCII = true
+    /// Where the string `readString` returned last was written, when it had no escapes (its
+    /// bytes there are its UTF-8); `nil` otherwise.
+    var lastStringBytes: Range<Int>?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -155,6 +177,9 @@ private struct Reader {
         members.reserveCapacity(8)
         var manyNames: Set<String>?
         var allNamesASCII = true
+        // While every name is plain ASCII, where each was written: duplicates are found by
+        // comparing those bytes, with no `String` comparison (there are at most 15 here).
+        var nameBytes = InlineArray<16, Range<Int>>(repeating: 0..<0)
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             offset += 1
@@ -165,6 +190,7 @@ private struct Reader {
             guard try peek() == UInt8(ascii: "\"") else { throw .unexpectedByte(offset: offset) }
             let name = try readString()
             let nameIsASCII = lastStringWasASCII
+            let nameRange = lastStringBytes
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
@@ -173,12 +199,12 @@ private struct Reader {
                 guard manyNames?.insert(name).inserted == true else { throw .duplicateName(name) }
             } else {
                 // Between ASCII names canonical equivalence is byte equality, which is cheaper.
-                allNamesASCII = allNamesASCII && nameIsASCII
-                if allNamesASCII {
-                    let length = name.utf8.count
-                    for member in members where member.name.utf8.count == length && member.name.bytesEqual(name) {
+                allNamesASCII = allNamesASCII && nameIsASCII && nameRange != nil
+                if allNamesASCII, let nameRange {
+                    for index in 0..<members.count where sameBytes(nameBytes[index], nameRange) {
                         throw .duplicateName(name)
                     }
+                    if members.count < nameBytes.count { nameBytes[members.count] = nameRange }
                 } else {
                     for member in members where member.name == name { throw .duplicateName(name) }
                 }
@@ -191,6 +217,12 @@ private struct Reader {
             if separator == UInt8(ascii: "}") { return members }
             guard separator == UInt8(ascii: ",") else { throw .unexpectedByte(offset: offset - 1) }
         }
+    }
+
+    /// Whether two runs of the document hold the same bytes.
+    func sameBytes(_ left: Range<Int>, _ right: Range<Int>) -> Bool {
+        guard left.count == right.count, let base = bytes.baseAddress else { return false }
+        return memcmp(base + left.lowerBound, base + right.lowerBound, left.count) == 0
     }
 
     mutating func readArray(depth: Int) throws(StrictJSON.Failure) -> JSONValue {
@@ -219,11 +251,23 @@ private struct Reader {
         // UTF-8 up to the closing quote, made into a String in one step.
         let start = offset
         var highBits: UInt8 = 0
+        // Eight bytes at a time while none of them is a quote, a backslash or a control
+        // character (a claim like `iss` is dozens of plain bytes); the loop below finds which.
+        let raw = UnsafeRawBufferPointer(bytes)
+        var wideHighBits: UInt64 = 0
+        while offset + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            guard !StringBytes.hasSpecialByte(word) else { break }
+            wideHighBits |= word
+            offset += 8
+        }
+        if wideHighBits & 0x8080_8080_8080_8080 != 0 { highBits = 0x80 }
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
                 offset += 1
                 lastStringWasASCII = highBits & 0x80 == 0
+                lastStringBytes = start..<offset - 1
                 return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset - 1]), as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") { break }
@@ -234,6 +278,7 @@ private struct Reader {
         guard offset < bytes.count else { throw .unexpectedEnd }
         // Escapes may spell any scalar: treated as not ASCII.
         lastStringWasASCII = false
+        lastStringBytes = nil
         return try readEscapedString(prefix: bytes[start..<offset])
     }
 
