@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import VouchServer
 import VouchTokens
 
 /// The floor for the HTTP figures: Hummingbird 2 with one route, answering `POST /nonces` with 32
@@ -10,7 +11,10 @@ enum BareApp {
     static func run(port: Int) async throws {
         let router = Router()
         router.post("/nonces") { _, _ -> Response in
-            let nonce = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+            // The random source Vouch's own nonces come from (one getrandom(2) for the 32 bytes).
+            // Drawn a byte at a time with `UInt8.random`, the floor spent a fifth of its CPU in
+            // 32 system calls a request, and every ratio to it looked better than it was.
+            let nonce = Base64URL.encode(SecureRandom.bytes(32))
             let body = #"{"expires_at":"2026-01-01T00:00:00Z","nonce":"\#(nonce)"}"#
             return Response(status: .created, headers: [.contentType: "application/json; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(string: body)))
