@@ -126,6 +126,8 @@ package enum RequestBodyReader {
         guard let value = request.headers[.contentType] else {
             throw APIError(.invalidRequest, "Content-Type must be application/json.")
         }
+        // What nearly every client sends, recognised without taking the header apart.
+        if value.utf8.count == 16 && value.bytesEqual("application/json") { return }
         let parts = value.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(asciiLowercasedTrimmed)
         guard parts.first == "application/json" else {
             throw APIError(.invalidRequest, "Content-Type must be application/json.")

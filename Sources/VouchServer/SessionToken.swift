@@ -17,22 +17,43 @@ enum SessionToken {
     private static let randomCount = 32
 
     static func generate(now: Int64) -> (token: String, key: [UInt8]) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(secondCount + randomCount)
-        withUnsafeBytes(of: UInt64(bitPattern: now).bigEndian) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: SecureRandom.bytes(randomCount))
-        let token = Base64URL.encode(bytes)
-        return (token, storageKey(token))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: secondCount + randomCount) { bytes in
+            withUnsafeBytes(of: UInt64(bitPattern: now).bigEndian) { second in
+                for index in 0..<secondCount { bytes[index] = second[index] }
+            }
+            SecureRandom.fill(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: bytes[secondCount...])))
+            let token = Base64URL.encode(UnsafeBufferPointer(bytes))
+            return (token, key(second: UnsafeBufferPointer(rebasing: bytes[..<secondCount]), token: token))
+        }
     }
 
     /// The key a token's session is stored under: its second and its SHA-256, or its SHA-256
     /// alone for a token without a second. Whatever is presented, only a real token's hash
     /// matches a stored key.
     static func storageKey(_ token: String) -> [UInt8] {
-        let hash = Array(SHA256.hash(data: Array(token.utf8)))
-        guard token.utf8.count == timedTokenLength, let bytes = Base64URL.decodeCanonical(token),
-              bytes.count == secondCount + randomCount else { return hash }
-        return Array(bytes[..<secondCount]) + hash
+        var token = token
+        return token.withUTF8 { utf8 in
+            guard utf8.count == timedTokenLength,
+                  let key = Base64URL.withDecodedCanonical(utf8, { bytes in
+                      bytes.count == secondCount + randomCount ? key(second: UnsafeBufferPointer(rebasing: bytes[..<secondCount]), utf8: utf8) : nil
+                  }) ?? nil else {
+                return Array(SHA256.hash(data: UnsafeRawBufferPointer(utf8)))
+            }
+            return key
+        }
+    }
+
+    private static func key(second: UnsafeBufferPointer<UInt8>, token: String) -> [UInt8] {
+        var token = token
+        return token.withUTF8 { key(second: second, utf8: $0) }
+    }
+
+    private static func key(second: UnsafeBufferPointer<UInt8>, utf8: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var key = [UInt8]()
+        key.reserveCapacity(second.count + SHA256.byteCount)
+        key.append(contentsOf: second)
+        SHA256.hash(data: UnsafeRawBufferPointer(utf8)).withUnsafeBytes { key.append(contentsOf: $0) }
+        return key
     }
 
     /// Unpadded base64url of 40 bytes.

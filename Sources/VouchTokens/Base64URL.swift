@@ -15,32 +15,43 @@ public enum Base64URL {
     }()
 
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let input = Array(bytes)
-        var output = [UInt8]()
-        output.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= input.count {
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-            output.append(alphabet[Int(chunk & 63)])
-            index += 3
+        if let encoded = bytes.withContiguousStorageIfAvailable(encode(buffer:)) { return encoded }
+        return Array(bytes).withUnsafeBufferPointer(encode(buffer:))
+    }
+
+    /// Straight into the string's own storage: no intermediate array.
+    private static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> String {
+        let outputCount = (input.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: outputCount) { output in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var index = 0, written = 0
+                while index + 3 <= input.count {
+                    let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                    output[written] = alphabet[Int(chunk >> 18 & 63)]
+                    output[written + 1] = alphabet[Int(chunk >> 12 & 63)]
+                    output[written + 2] = alphabet[Int(chunk >> 6 & 63)]
+                    output[written + 3] = alphabet[Int(chunk & 63)]
+                    index += 3
+                    written += 4
+                }
+                switch input.count - index {
+                case 1:
+                    let chunk = UInt32(input[index]) << 16
+                    output[written] = alphabet[Int(chunk >> 18 & 63)]
+                    output[written + 1] = alphabet[Int(chunk >> 12 & 63)]
+                    written += 2
+                case 2:
+                    let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                    output[written] = alphabet[Int(chunk >> 18 & 63)]
+                    output[written + 1] = alphabet[Int(chunk >> 12 & 63)]
+                    output[written + 2] = alphabet[Int(chunk >> 6 & 63)]
+                    written += 3
+                default:
+                    break
+                }
+                return written
+            }
         }
-        switch input.count - index {
-        case 1:
-            let chunk = UInt32(input[index]) << 16
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-        case 2:
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-        default:
-            break
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes canonical base64url, or returns `nil` for any other spelling. The empty string
@@ -53,7 +64,7 @@ public enum Base64URL {
     /// Decodes canonical base64url into temporary storage (on the stack when it is small enough)
     /// for `body`, or returns `nil` for any other spelling: for the token parts that are parsed
     /// and then dropped, so that they cost no allocation.
-    static func withDecodedCanonical<Answer>(_ input: UnsafeBufferPointer<UInt8>,
+    public static func withDecodedCanonical<Answer>(_ input: UnsafeBufferPointer<UInt8>,
                                              _ body: (UnsafeBufferPointer<UInt8>) -> Answer) -> Answer? {
         guard let outputCount = decodedCount(input.count) else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: outputCount) { buffer -> Answer? in

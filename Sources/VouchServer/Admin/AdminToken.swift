@@ -16,9 +16,12 @@ struct AdminToken: Sendable {
 
     /// Whether the request carries `Authorization: Bearer <admin token>`.
     func authorizes(_ headers: HTTPFields) -> Bool {
-        guard let header = headers[.authorization], let token = header.dropPrefix(caseInsensitive: "Bearer ") else {
+        guard var header = headers[.authorization] else { return false }
+        guard let token = header.withUTF8({ bytes in
+            bytes[...].droppingPrefix(caseInsensitive: "bearer ").map { String(decoding: $0, as: UTF8.self) }
+        }) else {
             return false
         }
-        return matches(String(token))
+        return matches(token)
     }
 }
