@@ -8,7 +8,7 @@ import VouchStore
 /// same dozen statements for ever, and parsing them again was a measurable part of its cost.
 final class SQLiteConnectionHandle {
     private var database: OpaquePointer?
-    private var statements: [String: (statement: OpaquePointer, names: SQLiteColumnNames)] = [:]
+    private var statements: [StatementKey: (statement: OpaquePointer, names: SQLiteColumnNames)] = [:]
     /// Dynamic SQL (a PRAGMA with a value, a test's raw statement) must not grow the cache for ever.
     private static let maximumCachedStatements = 256
 
@@ -91,7 +91,7 @@ final class SQLiteConnectionHandle {
     deinit { close() }
 
     private func prepared(_ sql: String, _ database: OpaquePointer) throws -> (OpaquePointer, SQLiteColumnNames) {
-        if let cached = statements[sql] { return cached }
+        if let cached = statements[StatementKey(sql)] { return cached }
         if statements.count >= Self.maximumCachedStatements {
             for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
             statements.removeAll()
@@ -102,7 +102,7 @@ final class SQLiteConnectionHandle {
         let names = SQLiteColumnNames((0..<sqlite_nio_sqlite3_column_count(statement)).map {
             String(cString: sqlite_nio_sqlite3_column_name(statement, $0))
         })
-        statements[sql] = (statement, names)
+        statements[StatementKey(sql)] = (statement, names)
         return (statement, names)
     }
 
@@ -148,4 +148,36 @@ final class SQLiteConnectionHandle {
 
     /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// A statement's SQL as the key of the prepared-statement cache: hashed by its length and its
+/// first and last eight bytes rather than all of it (the store's statements are literals of up to
+/// a few hundred bytes, and the cache is asked on every execution); equal only when the whole
+/// text is, which for the same literal is one pointer comparison.
+struct StatementKey: Hashable {
+    let sql: String
+
+    init(_ sql: String) { self.sql = sql }
+
+    func hash(into hasher: inout Hasher) {
+        let utf8 = sql.utf8
+        hasher.combine(utf8.count)
+        let ends = utf8.withContiguousStorageIfAvailable { bytes -> (UInt64, UInt64) in
+            let raw = UnsafeRawBufferPointer(bytes)
+            guard raw.count >= 8 else {
+                var small: UInt64 = 0
+                for (index, byte) in raw.enumerated() { small |= UInt64(byte) << (8 * UInt64(index)) }
+                return (small, 0)
+            }
+            return (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self))
+        }
+        if let (head, tail) = ends {
+            hasher.combine(head)
+            hasher.combine(tail)
+        } else {
+            hasher.combine(sql)
+        }
+    }
+
+    static func == (lhs: StatementKey, rhs: StatementKey) -> Bool { lhs.sql == rhs.sql }
 }
