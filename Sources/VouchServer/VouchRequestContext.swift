@@ -14,15 +14,20 @@ public struct VouchRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
-        self.clientIP = remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// PROTOCOL §2: bodies over 64 KiB are refused with 413 `too_large`.
     public var maxUploadSize: Int { RequestLimits.maximumBodySize }
 
     /// The client's IP address as text, or `unknown`: the rate limiters' key. The TCP peer, unless
-    /// `ClientAddressMiddleware` found it behind a trusted proxy.
-    var clientIP: String
+    /// `ClientAddressMiddleware` found it behind a trusted proxy. Worked out when asked: most
+    /// requests never are, and formatting an address is not free.
+    var clientIP: String {
+        get { forwardedClientIP ?? remoteAddress?.ipAddress ?? "unknown" }
+        set { forwardedClientIP = newValue }
+    }
+
+    private var forwardedClientIP: String?
 }
 
 /// Sizes every request is held to.
