@@ -19,7 +19,9 @@ enum BareApp {
             return Response(status: .created, headers: [.contentType: "application/json; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(string: body)))
         }
-        var logger = Logger(label: "bare-app")
+        // The log handler `vouch serve` uses: Hummingbird's default formats every request's
+        // metadata when it is set, a cost of the default, not of the framework.
+        var logger = Logger(label: "bare-app") { LazyMetadataLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
                               onServerRunning: { _ in print("bare app listening on 127.0.0.1:\(port)") }, logger: logger)
