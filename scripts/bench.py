@@ -261,6 +261,8 @@ def main():
                         help="instead of the usual run: resident memory across 1 million nonces and --memory-sessions "
                              "sessions created and expired")
     parser.add_argument("--memory-sessions", type=int, default=200_000)
+    parser.add_argument("--serve-option", action="append", default=[], metavar="OPTION",
+                        help="passed to every vouch serve (repeat for several), e.g. --serve-option=--group-commit-wait=0")
     parser.add_argument("--http-only", action="store_true",
                         help="skip the in-process token measurements (for comparing server changes quickly)")
     parser.add_argument("--profile", metavar="DIR",
@@ -324,6 +326,7 @@ def main():
             os.mkdir(data, 0o700)
             port = free_port()
             command = [vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0", "--log-level", "error"]
+            command += arguments.serve_option
             if arguments.database:
                 command += ["--database", arguments.database, "--database-pool-size", "20"]
             server = subprocess.Popen(command, env=dict(os.environ, VOUCH_ADMIN_TOKEN=admin), stdout=subprocess.DEVNULL)

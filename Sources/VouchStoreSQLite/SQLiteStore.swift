@@ -44,11 +44,15 @@ public final class SQLiteStore: Store {
     /// server, with `synchronous=FULL` so that a committed sign-in survives a power loss, and with
     /// foreign keys enforced so that a session cannot name an app that does not exist.
     ///
+    /// - Parameters:
+    ///   - readConnection: where reads run (`.inline`: on the caller's thread, beside the writer).
+    ///   - groupGathering: how long a group commit may wait for more writes under load.
     /// - Throws: `StoreError.unavailable` when the file cannot be opened or migrated; the
     ///   connection is then closed again.
     public static func open(
         path: String,
         readConnection: SQLiteReadConnection = .inline,
+        groupGathering: GroupGathering = .standard,
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
         let started = ContinuousClock.now
@@ -62,7 +66,8 @@ public final class SQLiteStore: Store {
         if let checkpointer { afterCommit = { operations in checkpointer.committed(operations: operations) } }
         let worker: SQLiteWorker
         do {
-            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger, afterCommit: afterCommit)
+            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger,
+                                  gathering: groupGathering, afterCommit: afterCommit)
         } catch {
             throw StoreError.from(sqlite: error)
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 import Synchronization
 import VouchStore
@@ -19,6 +20,12 @@ final class SQLiteWorker: Sendable {
     private let queue = DispatchQueue(label: "vouch.store.sqlite")
     private let connection: Confined
     private let waiting = Mutex<[GroupedOperation]>([])
+    private let gathering: GroupGathering
+    /// Operations in the last group committed: more than one means others are on their way.
+    private let lastGroupSize = Atomic<Int>(0)
+    /// Groups committed so far, and how many of them were held back for more (for tests).
+    private let groups = Atomic<Int>(0)
+    private let holds = Atomic<Int>(0)
     /// Operations queued or running: while there are any, a read sent here would wait for them.
     private let inFlight = Atomic<Int>(0)
     private let logger: Logger
@@ -28,8 +35,15 @@ final class SQLiteWorker: Sendable {
     /// Whether an operation is queued or running on the connection right now.
     var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
 
-    init(handle: SQLiteConnectionHandle, logger: Logger, afterCommit: (@Sendable (Int) -> Void)? = nil) {
+    /// Group commits carried out so far.
+    var committedGroups: Int { groups.load(ordering: .relaxed) }
+    /// Of those, the ones held back for more operations to join.
+    var heldBackGroups: Int { holds.load(ordering: .relaxed) }
+
+    init(handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
+         afterCommit: (@Sendable (Int) -> Void)? = nil) {
         self.connection = Confined(handle)
+        self.gathering = gathering
         self.logger = logger
         self.afterCommit = afterCommit
     }
@@ -81,6 +95,7 @@ final class SQLiteWorker: Sendable {
     /// group, rolled back, through `commitWithSavepoints`, where each operation runs in a
     /// savepoint of its own. The common group thus pays no savepoints.
     private func commitWaiting() {
+        gather()
         let group = waiting.withLock { waiting -> [GroupedOperation] in
             let taken = Array(waiting.prefix(Self.maximumGroupSize))
             waiting.removeFirst(taken.count)
@@ -112,6 +127,25 @@ final class SQLiteWorker: Sendable {
             }
         }
         commit(group, failures, db)
+    }
+
+    /// Holds a small group back, on the queue, while more operations are likely to join it (see
+    /// `GroupGathering`).
+    private func gather() {
+        guard gathering.maximumWait > .zero, lastGroupSize.load(ordering: .relaxed) > 1 else { return }
+        let deadline = ContinuousClock.now + gathering.maximumWait
+        var held = false
+        defer { if held { holds.add(1, ordering: .relaxed) } }
+        while true {
+            let count = waiting.withLock { $0.count }
+            guard count > 0, count < gathering.enough else { return }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return }
+            held = true
+            let pause = min(remaining, GroupGathering.pollInterval)
+            let (seconds, attoseconds) = pause.components
+            usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+        }
     }
 
     /// The group again, each operation in its own savepoint so that one that fails after writing
@@ -161,6 +195,8 @@ final class SQLiteWorker: Sendable {
             for operation in group { operation.finish(error) }
             return
         }
+        lastGroupSize.store(group.count, ordering: .relaxed)
+        groups.add(1, ordering: .relaxed)
         for (operation, failure) in zip(group, failures) { operation.finish(failure) }
         afterCommit?(group.count)
     }

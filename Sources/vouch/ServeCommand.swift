@@ -39,6 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "PostgreSQL: seconds any wait on the database may take (connect, statement, lock, free connection) before the request gets a 503.")
     var databaseTimeout: Int64 = 5
 
+    @Option(name: .long, help: "SQLite: microseconds (0…10000) a group commit may wait for more writes while writes arrive together; 0 commits at once.")
+    var groupCommitWait = 200
+
     @Option(name: .long, help: "POST /nonces + POST /sessions per second per client IP, bursts up to twice that; 0 turns it off.")
     var rateLimit = 50
 
@@ -80,6 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard ServerConfiguration.auditFlushIntervalRange.contains(auditFlushInterval) else {
             throw ValidationError("--audit-flush-interval must be 1…3600 seconds")
         }
+        guard (0...10_000).contains(groupCommitWait) else { throw ValidationError("--group-commit-wait must be 0…10000 microseconds") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for address in trustedProxy where ServerConfiguration.canonicalAddress(address) == nil {
             throw ValidationError("--trusted-proxy \(address) is not an IP address (e.g. 10.0.0.5 or ::1)")
@@ -137,8 +141,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let prefix = "sqlite://"
             guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
-            return try await SQLiteStore.open(path: String(url.dropFirst(prefix.count)), logger: logger)
+            return try await SQLiteStore.open(path: String(url.dropFirst(prefix.count)), groupGathering: groupGathering, logger: logger)
         }
-        return try await SQLiteStore.open(path: dataDirectory.databasePath, logger: logger)
+        return try await SQLiteStore.open(path: dataDirectory.databasePath, groupGathering: groupGathering, logger: logger)
+    }
+
+    private var groupGathering: GroupGathering {
+        groupCommitWait == 0 ? .none : GroupGathering(maximumWait: .microseconds(groupCommitWait), enough: GroupGathering.standard.enough)
     }
 }

@@ -343,6 +343,14 @@ struct CLITests {
         #expect(!result.stderr.isEmpty)
     }
 
+    @Test("an out-of-range --group-commit-wait is refused before anything starts", arguments: ["-1", "10001", "x"])
+    func groupCommitWaitRange(value: String) async throws {
+        let result = try await CLI.vouch(["serve", "--port", "0", "--data-dir", "/nonexistent/never-created", "--group-commit-wait=" + value])
+        #expect(!result.signaled && !result.succeeded, "\(result)")
+        #expect(result.stderr.contains("group-commit-wait"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-created"))
+    }
+
     @Test("--help of every command exits 0", arguments: [
         [], ["serve"], ["identity-provider"], ["keys"], ["keys", "generate"], ["token"], ["token", "mint"],
         ["token", "mint-registration"], ["token", "inspect"], ["token", "validate"],

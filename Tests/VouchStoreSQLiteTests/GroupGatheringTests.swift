@@ -1,0 +1,81 @@
+import Dispatch
+import Foundation
+import Testing
+import VouchStore
+import VouchStoreConformance
+import VouchTestSupport
+@testable import VouchStoreSQLite
+
+@Suite("Group commit gathering", .timeLimit(.minutes(1)))
+struct GroupGatheringTests {
+    private static func insert(_ store: SQLiteStore, _ x: Int) async throws {
+        try await store.transaction("insert \(x)") { db in try db.execute("INSERT INTO t (x) VALUES (?)", [.int64(Int64(x))]) }
+    }
+
+    /// Two writes queued while the queue is held, so that they are committed as one group.
+    private static func groupOfTwo(_ store: SQLiteStore, _ first: Int, _ second: Int) async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let held = Task { try await store.worker.run { _ in gate.wait() } }
+        try await Task.sleep(for: .milliseconds(50))
+        async let one: Void = insert(store, first)
+        async let two: Void = insert(store, second)
+        try await Task.sleep(for: .milliseconds(50))
+        gate.signal()
+        try await held.value
+        _ = try await (one, two)
+    }
+
+    @Test("after a group of several, a small group waits for more to join; after a lone write, none waits")
+    func gathersUnderLoadOnly() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"),
+                                                   groupGathering: GroupGathering(maximumWait: .seconds(20), enough: 3))
+            try await closing(store) { store in
+                try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
+                let worker = store.worker
+
+                // A lone write, with no group before it: committed at once, not held.
+                try await Self.insert(store, 1)
+                #expect(worker.committedGroups == 1 && worker.heldBackGroups == 0)
+
+                // Two writes queued behind a held queue: one group of two.
+                try await Self.groupOfTwo(store, 2, 3)
+                #expect(worker.committedGroups == 2)
+
+                // Now a write alone is held back until two more join it: one group of three.
+                async let fourth: Void = Self.insert(store, 4)
+                try await Task.sleep(for: .milliseconds(100))
+                async let fifth: Void = Self.insert(store, 5)
+                async let sixth: Void = Self.insert(store, 6)
+                _ = try await (fourth, fifth, sixth)
+                #expect(worker.committedGroups == 3, "three writes, one commit")
+                #expect(worker.heldBackGroups == 1)
+                let rows = try await store.exclusive("read") { db in try db.rows("SELECT count(*) AS n FROM t").first?.int64("n") }
+                #expect(rows == 6)
+            }
+        }
+    }
+
+    @Test("a held group is committed when the wait is over, however few it holds")
+    func waitIsBounded() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"),
+                                                   groupGathering: GroupGathering(maximumWait: .milliseconds(300), enough: 100))
+            try await closing(store) { store in
+                try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
+                try await Self.groupOfTwo(store, 1, 2)
+                // Alone, far from `enough`: held, then committed by itself.
+                try await Self.insert(store, 3)
+                #expect(store.worker.heldBackGroups == 1)
+                #expect(store.worker.committedGroups == 2)
+            }
+        }
+    }
+
+    @Test("the defaults: vouch serve gathers briefly, .none never")
+    func defaults() {
+        #expect(GroupGathering.standard.maximumWait == .microseconds(200) && GroupGathering.standard.enough == 16)
+        #expect(GroupGathering.none.maximumWait == .zero)
+        #expect(GroupGathering(maximumWait: .zero, enough: 0).enough == 1)
+    }
+}
