@@ -25,50 +25,51 @@ struct GroupGatheringTests {
         _ = try await (one, two)
     }
 
-    @Test("after a group of several, a small group waits for more to join; after a lone write, none waits")
-    func gathersUnderLoadOnly() async throws {
+    /// A fresh store with `gathering` and a table `t` to write into.
+    private static func withStore(_ gathering: GroupGathering, _ body: (SQLiteStore) async throws -> Void) async throws {
         try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"),
-                                                   groupGathering: GroupGathering(maximumWait: .seconds(20), enough: 3))
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), groupGathering: gathering)
             try await closing(store) { store in
                 try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
-                let worker = store.worker
-
-                // A lone write, with no group before it: committed at once, not held.
-                try await Self.insert(store, 1)
-                #expect(worker.committedGroups == 1 && worker.heldBackGroups == 0)
-
-                // Two writes queued behind a held queue: one group of two.
-                try await Self.groupOfTwo(store, 2, 3)
-                #expect(worker.committedGroups == 2)
-
-                // Now a write alone is held back until two more join it: one group of three.
-                async let fourth: Void = Self.insert(store, 4)
-                try await Task.sleep(for: .milliseconds(100))
-                async let fifth: Void = Self.insert(store, 5)
-                async let sixth: Void = Self.insert(store, 6)
-                _ = try await (fourth, fifth, sixth)
-                #expect(worker.committedGroups == 3, "three writes, one commit")
-                #expect(worker.heldBackGroups == 1)
-                let rows = try await store.exclusive("read") { db in try db.rows("SELECT count(*) AS n FROM t").first?.int64("n") }
-                #expect(rows == 6)
+                try await body(store)
             }
+        }
+    }
+
+    @Test("after a group of several, a small group waits for more to join; after a lone write, none waits")
+    func gathersUnderLoadOnly() async throws {
+        try await Self.withStore(GroupGathering(maximumWait: .seconds(20), enough: 3)) { store in
+            let worker = store.worker
+
+            // A lone write, with no group before it: committed at once, not held.
+            try await Self.insert(store, 1)
+            #expect(worker.committedGroups == 1 && worker.heldBackGroups == 0)
+
+            // Two writes queued behind a held queue: one group of two.
+            try await Self.groupOfTwo(store, 2, 3)
+            #expect(worker.committedGroups == 2)
+
+            // Now a write alone is held back until two more join it: one group of three.
+            async let fourth: Void = Self.insert(store, 4)
+            try await Task.sleep(for: .milliseconds(100))
+            async let fifth: Void = Self.insert(store, 5)
+            async let sixth: Void = Self.insert(store, 6)
+            _ = try await (fourth, fifth, sixth)
+            #expect(worker.committedGroups == 3, "three writes, one commit")
+            #expect(worker.heldBackGroups == 1)
+            let rows = try await store.exclusive("read") { db in try db.rows("SELECT count(*) AS n FROM t").first?.int64("n") }
+            #expect(rows == 6)
         }
     }
 
     @Test("a held group is committed when the wait is over, however few it holds")
     func waitIsBounded() async throws {
-        try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"),
-                                                   groupGathering: GroupGathering(maximumWait: .milliseconds(300), enough: 100))
-            try await closing(store) { store in
-                try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
-                try await Self.groupOfTwo(store, 1, 2)
-                // Alone, far from `enough`: held, then committed by itself.
-                try await Self.insert(store, 3)
-                #expect(store.worker.heldBackGroups == 1)
-                #expect(store.worker.committedGroups == 2)
-            }
+        try await Self.withStore(GroupGathering(maximumWait: .milliseconds(300), enough: 100)) { store in
+            try await Self.groupOfTwo(store, 1, 2)
+            // Alone, far from `enough`: held, then committed by itself.
+            try await Self.insert(store, 3)
+            #expect(store.worker.heldBackGroups == 1)
+            #expect(store.worker.committedGroups == 2)
         }
     }
 
