@@ -77,11 +77,18 @@ extension StoreConformance {
     func sessionAndUser() async throws {
         try await withStore { store in
             let app = try await store.addApp()
-            let session = newSession(app: app.id, user: "u", profile: IdentityProfile(displayName: "U"))
+            let otherApp = try await store.addApp()
+            let profile = IdentityProfile(displayName: "U", firstName: "Ursula", lastName: "Le Guin",
+                                          avatarURL: "https://example.com/u.png")
+            let session = newSession(app: app.id, user: "u", profile: profile)
             _ = try await store.createSession(session)
+            // The same user id in another app, suspended and named otherwise: not this session's user.
+            _ = try await store.createSession(newSession(app: otherApp.id, user: "u", profile: IdentityProfile(displayName: "Other")))
+            _ = try await store.setSuspended(appID: otherApp.id, userID: "u", suspended: true, now: t0 + 1)
             let found = try #require(try await store.sessionAndUser(tokenHash: session.tokenHash))
             #expect(found.session == (try await store.session(tokenHash: session.tokenHash)))
-            #expect(found.user?.profile.displayName == "U")
+            #expect(found.user == (try await store.user(appID: app.id, userID: "u")))
+            #expect(found.user?.profile == profile)
             #expect(found.user?.suspended == false)
             _ = try await store.setSuspended(appID: app.id, userID: "u", suspended: true, now: t0 + 1)
             let suspended = try await store.sessionAndUser(tokenHash: session.tokenHash)

@@ -85,6 +85,14 @@ extension PostgresStore {
         }
     }
 
+    /// One round trip where the protocol's default would make two.
+    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+        try await single("sessionAndUser") { db in
+            try await db.rows("\(unescaped: SessionWithUser.selection) WHERE s.token_hash = \(tokenHash.bytea)")
+                .first.map { try SessionWithUser.decode(PostgresRecordRow($0)) }
+        }
+    }
+
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
         try await single("revokeSession") { db in
             try await db.execute("""

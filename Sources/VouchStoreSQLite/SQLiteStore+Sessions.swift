@@ -95,13 +95,11 @@ extension SQLiteStore {
 
     public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
         try await read("sessionAndUser") { db in
-            guard let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
-                .first.map(SessionRecord.init(row:)) else { return nil }
-            let user = try db.rows("SELECT * FROM users WHERE app_id = ? AND user_id = ?",
-                                   [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
-            return (session, user)
+            try db.rows(Self.sessionWithUser, [.bytes(tokenHash)]).first.map(SessionWithUser.decode)
         }
     }
+
+    private static let sessionWithUser = SessionWithUser.selection + " WHERE s.token_hash = ?"
 
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
         try await exclusive("revokeSession") { db in
