@@ -69,6 +69,50 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a request's deadline runs from its own head, whatever came before on the connection")
+    func deadlineFromEachHead() async throws {
+        // One timer per connection enforces the request timeout: armed by the first request,
+        // re-armed when it fires during a later request, left off when it fires between requests.
+        // The idle timeout is far off: a loaded machine may leave gaps between the requests.
+        let limits = ConnectionLimits(idleTimeoutSeconds: 60, requestTimeoutSeconds: 4)
+        try await LiveServer.run(connectionLimits: limits) { server in
+            // The first request arms the timer for 4 s; the stalled one starts 1.5 s later.
+            async let whileArmed = Self.stalledRequestLifetime(port: server.port, answeredFirst: 1, spacing: 1.5)
+            // Requests a second apart: the timer fires between two of them; the stalled request
+            // after them must arm it again.
+            async let afterFiring = Self.stalledRequestLifetime(port: server.port, answeredFirst: 6, spacing: 1)
+            for lifetime in try await [whileArmed, afterFiring] {
+                let seconds = try #require(lifetime, "a stalled request was never cut off")
+                #expect(seconds >= 3.5, "cut off \(seconds) s after its own head: an earlier request's deadline")
+            }
+        }
+    }
+
+    /// Sends `answeredFirst` complete requests `spacing` seconds apart on one connection, then a
+    /// request whose body trickles a byte every 250 ms; the seconds from that request's head to
+    /// the server's close, or nil when it is still open after 20 s.
+    static func stalledRequestLifetime(port: Int, answeredFirst: Int, spacing: Double) async throws -> Double? {
+        let connection = try RawConnection(port: port)
+        for _ in 0..<answeredFirst {
+            let sent = ContinuousClock.now
+            await connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let answer = RawAnswer(await connection.readAnswer(within: 10))
+            #expect(answer.status == 200)
+            #expect(answer.headers["connection"] == nil, "the connection stays open")
+            try await Task.sleep(until: sent + .seconds(spacing))
+        }
+        let head = ContinuousClock.now
+        await connection.send(Self.nonceRequestHead + "Content-Length: 1000\r\n\r\n")
+        while ContinuousClock.now - head < .seconds(20) {
+            await connection.send(" ")
+            if await connection.readUntilClosed(within: 0.25).end == .closed {
+                let elapsed = (ContinuousClock.now - head).components
+                return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            }
+        }
+        return nil
+    }
+
     @Test("Connection: close (any case, in a list) and HTTP/1.0 close right after the answer")
     func closeAfterAnswer() async throws {
         try await LiveServer.run(connectionLimits: Self.patient) { server in

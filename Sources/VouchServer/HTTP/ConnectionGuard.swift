@@ -24,7 +24,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let requestTimeout: TimeAmount
     private let sniffer: RequestLineSniffer
-    private var requestDeadline: Scheduled<Void>?
+    /// When the request being read must have ended; nil between requests.
+    private var requestDeadline: NIODeadline?
+    /// The one timer that enforces `requestDeadline`: armed by the first request and, when it
+    /// fires, re-armed for the current request's deadline or left off between requests. A timer
+    /// scheduled and cancelled for every request cost more than the request's own JSON.
+    private var deadlineTimer: Scheduled<Void>?
     /// A request head was read and its end was not yet.
     private var readingRequest = false
     /// A response head was written and its end was not yet.
@@ -40,11 +45,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        requestDeadline?.cancel()
+        stopDeadlineTimer()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        requestDeadline?.cancel()
+        stopDeadlineTimer()
         context.fireChannelInactive()
     }
 
@@ -54,17 +59,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             readingRequest = true
             if !head.isKeepAlive { closeAfterResponse = true }
-            requestDeadline?.cancel()
-            let loopBoundContext = context
-            requestDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: requestTimeout) {
-                // The body did not finish in time: nothing sensible can be answered mid-body.
-                loopBoundContext.close(promise: nil)
-            }
+            let deadline = NIODeadline.now() + requestTimeout
+            requestDeadline = deadline
+            if deadlineTimer == nil { armDeadlineTimer(context: context, at: deadline) }
         case .body:
             break
         case .end:
             readingRequest = false
-            requestDeadline?.cancel()
             requestDeadline = nil
         }
         context.fireChannelRead(data)
@@ -82,7 +83,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         finished = true
-        requestDeadline?.cancel()
+        stopDeadlineTimer()
         if writingResponse {
             // Garbage pipelined behind a request being answered: let that answer go, then close.
             return
@@ -98,9 +99,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head(var head):
             writingResponse = true
-            if closeAfterResponse || finished {
-                head.headers.replaceOrAdd(name: "connection", value: "close")
+            guard closeAfterResponse || finished else {
+                // Unchanged: passed on as it came, without wrapping a copy again.
+                context.write(data, promise: promise)
+                return
             }
+            head.headers.replaceOrAdd(name: "connection", value: "close")
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .body:
             context.write(data, promise: promise)
@@ -119,6 +123,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 Self.lingeringClose(loopBoundContext)
             }
         }
+    }
+
+    private func armDeadlineTimer(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        let loopBoundContext = context
+        deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            deadlineTimer = nil
+            guard let current = requestDeadline else { return }  // between requests: off until the next
+            if current <= .now() {
+                // The body did not finish in time: nothing sensible can be answered mid-body.
+                loopBoundContext.close(promise: nil)
+            } else {
+                armDeadlineTimer(context: loopBoundContext, at: current)
+            }
+        }
+    }
+
+    private func stopDeadlineTimer() {
+        requestDeadline = nil
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
     }
 
     /// Answers bytes that never became a request, then closes.

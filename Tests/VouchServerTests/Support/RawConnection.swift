@@ -69,6 +69,33 @@ final class RawConnection: Sendable {
         }
     }
 
+    /// Reads one answer on a connection that stays open: until its head and its
+    /// `Content-Length` of body have arrived, the server closes, or `seconds` pass.
+    func readAnswer(within seconds: Double) async -> [UInt8] {
+        await offPool {
+            let deadline = Date().addingTimeInterval(seconds)
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !Self.holdsWholeAnswer(received) {
+                let remaining = deadline.timeIntervalSinceNow
+                guard remaining > 0 else { break }
+                var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, Int32(min(remaining, 1) * 1000)) == 0 { continue }
+                let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                received += buffer[..<count]
+            }
+            return received
+        }
+    }
+
+    private static func holdsWholeAnswer(_ bytes: [UInt8]) -> Bool {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let headEnd = text.range(of: "\r\n\r\n") else { return false }
+        let length = RawAnswer(bytes).headers["content-length"].flatMap { Int($0) } ?? 0
+        return text.utf8.distance(from: headEnd.upperBound, to: text.endIndex) >= length
+    }
+
     private func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(returning: work()) }
