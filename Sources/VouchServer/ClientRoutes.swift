@@ -65,7 +65,7 @@ struct ClientRoutes {
     }
 
     private func currentUser(_ request: Request) async throws -> Response {
-        let authenticated = try await authenticator.authenticate(authorization: request.headers[.authorization])
+        let authenticated = try await authenticator.authenticate(authorization: request.headers.combinedValue(.authorization))
         return JSONResponse.make(CurrentUserResponse(
             user: authenticated.user.identity,
             session: .init(createdAt: Timestamp.rfc3339(authenticated.session.createdAt),

@@ -1,3 +1,4 @@
+import Hummingbird
 import Testing
 @testable import VouchServer
 
@@ -32,5 +33,28 @@ struct SessionCredentialsTests {
     func nonASCII() {
         #expect(SessionCredentials.token(fromAuthorization: "Bearer é日本") == "é日本")
         #expect(SessionCredentials.token(fromAuthorization: "Layer session-token=\"é\"") == "é")
+    }
+}
+
+/// The header as the route reads it: what the HTTP types' subscript would answer.
+@Suite("A header's combined value")
+struct CombinedHeaderValueTests {
+    @Test("absent, single, repeated and in any case of name: the subscript's answer")
+    func sameAsSubscript() {
+        let shapes: [HTTPFields] = [
+            [:],
+            [.accept: "x"],
+            [.authorization: "Bearer a"],
+            [.accept: "x", .authorization: "Bearer a", .userAgent: "t"],
+            // A literal appends every pair, repeated names included.
+            [.authorization: "Bearer a", .accept: "x", .init("AUTHORIZATION")!: "Bearer b"],
+            [.authorization: ""],
+        ]
+        for fields in shapes {
+            #expect(fields.combinedValue(.authorization) == fields[.authorization], "\(fields)")
+        }
+        let repeated = shapes[4].combinedValue(.authorization)
+        #expect(repeated == "Bearer a, Bearer b")
+        #expect(SessionCredentials.token(fromAuthorization: repeated) == nil, "two credentials name no token")
     }
 }

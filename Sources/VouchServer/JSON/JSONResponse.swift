@@ -10,6 +10,9 @@ import VouchTokens
 package enum JSONResponse {
     static let contentType = "application/json; charset=utf-8"
 
+    /// Every JSON answer's headers, built once: a literal builds its storage on every response.
+    static let headers: HTTPFields = [.contentType: contentType, .cacheControl: "no-store"]
+
     package static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let data: Data
         let finalStatus: HTTPResponse.Status
@@ -22,7 +25,7 @@ package enum JSONResponse {
         }
         return Response(
             status: finalStatus,
-            headers: [.contentType: contentType, .cacheControl: "no-store"],
+            headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
@@ -30,7 +33,7 @@ package enum JSONResponse {
     static func make(_ value: some JSONBodyWritable, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status,
-            headers: [.contentType: contentType, .cacheControl: "no-store"],
+            headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBody)))
     }
 
@@ -46,7 +49,7 @@ package enum JSONResponse {
         object.merge(members) { _, echoed in echoed }
         return Response(
             status: status,
-            headers: [.contentType: contentType, .cacheControl: "no-store"],
+            headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: CanonicalJSON.serialize(.object(object)))))
     }
 
