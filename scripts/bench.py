@@ -269,6 +269,9 @@ def main():
                         help="record each HTTP measurement's server CPU with perf (-e cpu-clock -g) into DIR; "
                              "its CPU figures then include perf's own overhead")
     arguments = parser.parse_args()
+    missing = [tool for tool in ["wrk", "openssl"] + (["perf"] if arguments.profile else []) if shutil.which(tool) is None]
+    if missing and not arguments.memory:
+        sys.exit(f"bench.py: {', '.join(missing)} missing (apt-get install {' '.join('linux-perf' if t == 'perf' else t for t in missing)})")
     global PROFILE_DIR
     if arguments.profile:
         os.makedirs(arguments.profile, exist_ok=True)
