@@ -1,9 +1,9 @@
-/// The read behind every authenticated request, as both backends make it: the session's row and
-/// its user's, joined in one statement (one step of SQLite's VM, one PostgreSQL round trip)
-/// rather than one look-up after the other.
+/// The read behind every authenticated request on PostgreSQL: the session's row and its user's,
+/// joined in one statement (one round trip rather than one look-up after the other).
 ///
-/// Each backend appends its own `WHERE s.token_hash = <parameter>` to `selection` and reads the
-/// row with `decode`, so the two cannot drift apart on which columns mean what.
+/// The backend appends its own `WHERE s.token_hash = <parameter>` to `selection` and reads the
+/// row with `decode`. SQLite makes the two look-ups instead, in one read transaction: there the
+/// join was re-prepared on every execution (see `SQLiteStore.sessionAndUser`).
 public enum SessionWithUser {
     /// The user's columns come after the session's; `user_id` of the user appears as `user_row`,
     /// NULL when the session's user has no row (a left join).
