@@ -81,6 +81,21 @@ final class SQLiteConnectionHandle {
         return sqlite_nio_sqlite3_total_changes64(database)
     }
 
+    /// How many times SQLite prepared one of the cached statements again (a schema change, or a
+    /// plan that depended on a bound value and is redone at every new binding). The cache saves
+    /// parsing only while this stops growing; a test holds the store's hot reads to that.
+    var reprepareCount: Int { repreparedStatements.values.reduce(0, +) }
+
+    /// The SQL of each cached statement that was prepared again, and how many times.
+    var repreparedStatements: [String: Int] {
+        var counts: [String: Int] = [:]
+        for cached in statements.values {
+            let count = Int(sqlite_nio_sqlite3_stmt_status(cached.statement, SQLITE_STMTSTATUS_REPREPARE, 0))
+            if count > 0 { counts[String(cString: sqlite_nio_sqlite3_sql(cached.statement))] = count }
+        }
+        return counts
+    }
+
     func close() {
         for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
         statements.removeAll()
