@@ -2,6 +2,10 @@
 -- `vouch-benchmark prepare` (one JSON object per line, path in $SIGNINS); thread i sends lines
 -- i, i+n, i+2n, ... When a thread runs out it sends GET /health instead, and the counts printed
 -- at the end say how many sign-ins there really were.
+--
+-- wrk calls request() once more in thread 0's state before the run, only to check that it makes
+-- a valid request (script_verify_request); that call is answered with the next body without
+-- taking it, or the body would be lost and one prepared sign-in never sent.
 local threads = {}
 local counter = 0
 
@@ -19,6 +23,7 @@ function init(args)
     i = i + 1
   end
   index = 1
+  verified = false
   created = 0
   refused = 0
   exhausted = 0
@@ -26,6 +31,10 @@ end
 
 function request()
   local body = bodies[index]
+  if not verified then
+    verified = true
+    if id == 0 then return wrk.format("POST", "/sessions", {["Content-Type"] = "application/json"}, body or "{}") end
+  end
   if body == nil then
     exhausted = exhausted + 1
     return wrk.format("GET", "/health")
