@@ -121,13 +121,21 @@ PROFILE_DIR = None
 
 
 def start_profile(name, pids):
-    """With --profile: `perf record -e cpu-clock -g` on the server processes for one measurement."""
+    """With --profile: `perf record -e cpu-clock -g` of the whole machine for one measurement, and
+    the server's pids beside it (`<name>.pids`) for `perf report --pid`.
+
+    Not `perf record -p`: that follows the threads a process has when perf starts, and libdispatch
+    starts and ends worker threads as its queues fill and drain. The SQLite writer's queue runs on
+    such a thread, started again for each measurement after the previous one idled out, and a
+    `-p` profile of a durable sign-in held none of the writer's CPU (a fifth of the server's, the
+    WAL frames and the commit's fsync among it)."""
     if PROFILE_DIR is None:
         return None
     slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
     output = os.path.join(PROFILE_DIR, f"{slug}.perf.data")
-    return subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", output,
-                             "-p", ",".join(str(pid) for pid in pids)],
+    with open(os.path.join(PROFILE_DIR, f"{slug}.pids"), "w") as handle:
+        handle.write(",".join(str(pid) for pid in pids) + "\n")
+    return subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-a", "-o", output],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -266,8 +274,10 @@ def main():
     parser.add_argument("--http-only", action="store_true",
                         help="skip the in-process token measurements (for comparing server changes quickly)")
     parser.add_argument("--profile", metavar="DIR",
-                        help="record each HTTP measurement's server CPU with perf (-e cpu-clock -g) into DIR; "
-                             "its CPU figures then include perf's own overhead")
+                        help="record each HTTP measurement with perf (-e cpu-clock -g, the whole machine) into "
+                             "DIR/<measurement>.perf.data, the server's pids in DIR/<measurement>.pids: "
+                             "perf report -i X.perf.data --pid $(cat X.pids); the CPU figures then include "
+                             "perf's own overhead")
     arguments = parser.parse_args()
     missing = [tool for tool in ["wrk", "openssl"] + (["perf"] if arguments.profile else []) if shutil.which(tool) is None]
     if missing and not arguments.memory:
