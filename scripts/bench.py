@@ -127,7 +127,7 @@ def start_profile(name, pids):
     Not `perf record -p`: that follows the threads a process has when perf starts, and libdispatch
     starts and ends worker threads as its queues fill and drain. The SQLite writer's queue runs on
     such a thread, started again for each measurement after the previous one idled out, and a
-    `-p` profile of a durable sign-in held none of the writer's CPU (a fifth of the server's, the
+    `-p` profile of a durable sign-in held none of the writer's CPU (a sixth of the server's, the
     WAL frames and the commit's fsync among it)."""
     if PROFILE_DIR is None:
         return None
