@@ -96,6 +96,12 @@ final class SQLiteConnectionHandle {
         return counts
     }
 
+    /// The SQL of every cached statement: what a reuse test must have run before it can say that
+    /// none of it was prepared again.
+    var cachedStatements: [String] {
+        statements.values.map { String(cString: sqlite_nio_sqlite3_sql($0.statement)) }
+    }
+
     func close() {
         for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
         statements.removeAll()

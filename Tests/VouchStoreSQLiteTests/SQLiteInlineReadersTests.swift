@@ -9,39 +9,33 @@ import VouchTestSupport
 struct SQLiteInlineReadersTests {
     @Test("a read runs on a pooled connection of its own and sees what was answered before it")
     func readsOnAPooledConnection() async throws {
-        try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), readConnection: .inline)
-            try await closing(store) { store in
-                let inline = try #require(store.inlineReaders)
-                #expect(inline.openedCount == 0, "opened on first need")
-                let app = try await store.addApp()
-                #expect(try await store.app(id: app.id) == app)
-                #expect(inline.openedCount == 1)
-                // Neither the writer's queue nor the queued reader was needed for it.
-                #expect(store.readers.isOpen == false)
-                // A read of several statements sees one snapshot on its one connection.
-                let counts = try await store.read("counts") { db in
-                    (try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n"),
-                     try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n"))
-                }
-                #expect(counts.0 == 1 && counts.1 == 1)
-                #expect(inline.openedCount == 1, "one at a time needs one connection")
+        try await withInlineReadingStore { store in
+            let inline = try #require(store.inlineReaders)
+            #expect(inline.openedCount == 0, "opened on first need")
+            let app = try await store.addApp()
+            #expect(try await store.app(id: app.id) == app)
+            #expect(inline.openedCount == 1)
+            // Neither the writer's queue nor the queued reader was needed for it.
+            #expect(store.readers.isOpen == false)
+            // A read of several statements sees one snapshot on its one connection.
+            let counts = try await store.read("counts") { db in
+                (try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n"),
+                 try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n"))
             }
+            #expect(counts.0 == 1 && counts.1 == 1)
+            #expect(inline.openedCount == 1, "one at a time needs one connection")
         }
     }
 
     @Test("a read the pool hands back goes to the queued read connection")
     func handedBackReadsGoToTheQueue() async throws {
-        try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), readConnection: .inline)
-            try await closing(store) { store in
-                let app = try await store.addApp()
-                // A closed pool hands every read back, as a busy database or a full pool does.
-                try #require(store.inlineReaders).close()
-                #expect(store.readers.isOpen == false)
-                #expect(try await store.app(id: app.id) == app)
-                #expect(store.readers.isOpen, "the queued reader answered")
-            }
+        try await withInlineReadingStore { store in
+            let app = try await store.addApp()
+            // A closed pool hands every read back, as a busy database or a full pool does.
+            try #require(store.inlineReaders).close()
+            #expect(store.readers.isOpen == false)
+            #expect(try await store.app(id: app.id) == app)
+            #expect(store.readers.isOpen, "the queued reader answered")
         }
     }
 

@@ -8,3 +8,11 @@ import VouchTestSupport
 func withSQLiteStore<T>(at path: String, _ body: (SQLiteStore) async throws -> T) async throws -> T {
     try await closing(try await SQLiteStore.open(path: path), body)
 }
+
+/// A store on a fresh file in a temporary directory, reading on the calling thread as
+/// `vouch serve` does, closed after `body` like `withSQLiteStore`.
+func withInlineReadingStore<T>(_ body: (SQLiteStore) async throws -> T) async throws -> T {
+    try await withTemporaryDirectory { directory in
+        try await closing(try await SQLiteStore.open(path: directory.file("vouch.sqlite"), readConnection: .inline), body)
+    }
+}
