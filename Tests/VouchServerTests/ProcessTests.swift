@@ -99,10 +99,11 @@ struct ProcessTests {
         try await ProcessScratch.with { scratch in
             let server = try await scratch.startServer()
             #expect(try await server.request(.GET, "/health").status == 200)
-            let started = ContinuousClock.now
-            let exit = try await server.child.stop(signal: signal, timeout: .seconds(5))
+            // `stop` throws (and kills the child) when it has not exited within the timeout: that
+            // is the bound. 10 s rather than 5: with the whole suite on two cores, a clean stop
+            // quick when run alone, was measured at 5.26 s.
+            let exit = try await server.child.stop(signal: signal, timeout: .seconds(10))
             #expect(exit == .exited(0), "signal \(signal): \(exit); stderr:\n\(server.child.stderrTail)")
-            #expect(ContinuousClock.now - started < .seconds(5))
             // The port is released.
             await #expect(throws: (any Error).self) { try await server.request(.GET, "/health") }
         }
