@@ -91,7 +91,7 @@ final class SQLiteConnectionHandle {
         var counts: [String: Int] = [:]
         for cached in statements.values {
             let count = Int(sqlite_nio_sqlite3_stmt_status(cached.statement, SQLITE_STMTSTATUS_REPREPARE, 0))
-            if count > 0 { counts[String(cString: sqlite_nio_sqlite3_sql(cached.statement))] = count }
+            if count > 0 { counts[Self.sql(of: cached.statement)] = count }
         }
         return counts
     }
@@ -99,7 +99,11 @@ final class SQLiteConnectionHandle {
     /// The SQL of every cached statement: what a reuse test must have run before it can say that
     /// none of it was prepared again.
     var cachedStatements: [String] {
-        statements.values.map { String(cString: sqlite_nio_sqlite3_sql($0.statement)) }
+        statements.values.map { Self.sql(of: $0.statement) }
+    }
+
+    private static func sql(of statement: OpaquePointer) -> String {
+        String(cString: sqlite_nio_sqlite3_sql(statement))
     }
 
     func close() {
