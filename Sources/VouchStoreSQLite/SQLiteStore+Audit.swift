@@ -4,7 +4,7 @@ import VouchStore
 extension SQLiteStore {
     public func appendAudit(_ entries: [NewAuditEntry]) async throws {
         guard !entries.isEmpty else { return }
-        try await transaction("appendAudit") { db in
+        try await transaction("appendAudit", invalidating: .none) { db in
             for entry in entries {
                 try db.execute(
                     """
@@ -40,7 +40,7 @@ extension SQLiteStore {
 
     @discardableResult
     public func purgeAudit(before: Int64) async throws -> Int {
-        try await exclusive("purgeAudit") { db in
+        try await exclusive("purgeAudit", invalidating: .none) { db in
             try db.changes("DELETE FROM audit_log WHERE at < ?", [.int64(before)])
         }
     }

@@ -10,7 +10,7 @@ extension SQLiteStore {
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) else {
             throw StoreError.unavailable("not a pragma name")
         }
-        return try await exclusive("pragma") { db in
+        return try await exclusive("pragma", invalidating: .none) { db in
             switch try db.rows("PRAGMA \(name)").first?.values.first {
             case .text(let text): text
             case .integer(let integer): String(integer)
@@ -21,7 +21,7 @@ extension SQLiteStore {
 
     /// The rows of `schema_migrations`, oldest first.
     func appliedMigrations() async throws -> [(version: Int, appliedAt: Int64)] {
-        try await exclusive("appliedMigrations") { db in
+        try await exclusive("appliedMigrations", invalidating: .none) { db in
             try db.rows("SELECT version, applied_at FROM schema_migrations ORDER BY version").map {
                 (Int(try $0.int64("version")), try $0.int64("applied_at"))
             }

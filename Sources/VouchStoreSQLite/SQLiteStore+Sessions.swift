@@ -7,7 +7,8 @@ extension SQLiteStore {
     /// BEGIN IMMEDIATE holding SQLite's write lock: of two sign-ins with one nonce, even from two
     /// processes, the second finds the first's row and fails, and a failure leaves no trace.
     public func createSession(_ session: NewSession) async throws -> UserRecord {
-        try await transaction("createSession") { db in
+        // A new session changes no kept one; the user's profile may change.
+        try await transaction("createSession", invalidating: .user(appID: session.appID, userID: session.userID)) { db in
             try Self.claim(session.nonce, at: session.createdAt, db)
 
             let existing = try db.rows(
@@ -93,7 +94,17 @@ extension SQLiteStore {
         }
     }
 
+    /// Answered from `sessionCache` when it holds the session (see there why that is as fresh as
+    /// the file); otherwise read, and kept.
     public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+        if let kept = sessionCache.answer(tokenHash: tokenHash) { return kept }
+        let ticket = sessionCache.ticket()
+        guard let read = try await readSessionAndUser(tokenHash: tokenHash) else { return nil }
+        sessionCache.keep(read, tokenHash: tokenHash, since: ticket)
+        return read
+    }
+
+    private func readSessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
         // Two single-table statements in one read, not `SessionWithUser`'s join: SQLite plans a
         // join in full and this one came out marked to be re-prepared whenever its parameter is
         // bound, i.e. parsed again on every request (a sixth of an authenticated request in a
@@ -108,7 +119,7 @@ extension SQLiteStore {
     }
 
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
-        try await exclusive("revokeSession") { db in
+        try await exclusive("revokeSession", invalidating: .session(tokenHash: tokenHash)) { db in
             try db.execute(
                 """
                 UPDATE sessions SET ended_at = ?, end_reason = ?

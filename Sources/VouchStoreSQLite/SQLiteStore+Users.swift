@@ -12,7 +12,7 @@ extension SQLiteStore {
     }
 
     public func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
-        let (user, ended) = try await transaction("setSuspended") { db in
+        let (user, ended) = try await transaction("setSuspended", invalidating: .user(appID: appID, userID: userID)) { db in
             let rows = try db.rows(
                 """
                 INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
@@ -48,7 +48,7 @@ extension SQLiteStore {
 
     @discardableResult
     public func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
-        let ended = try await exclusive("revokeSessions") { db in
+        let ended = try await exclusive("revokeSessions", invalidating: .user(appID: appID, userID: userID)) { db in
             try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .revoked, db)
         }
         logger.info("revoked sessions", metadata: ["app_id": "\(appID.lowercased)", "count": "\(ended)"])

@@ -14,6 +14,9 @@ import VouchStore
 public final class SQLiteStore: Store {
     /// How long a statement waits for another process's write lock before failing as unavailable.
     static let busyTimeoutMilliseconds = 5_000
+    /// How many sessions' look-ups `open` keeps in memory unless told otherwise: at about 400 bytes
+    /// each, near 6 MB at most.
+    public static let defaultSessionCacheCapacity = 16_384
 
     let worker: SQLiteWorker
     /// Reads, on their own connection so that they never wait behind a commit: opened the first
@@ -27,14 +30,21 @@ public final class SQLiteStore: Store {
     let logger: Logger
 
     let readConnection: SQLiteReadConnection
+    /// Authenticated requests' look-ups, dropped by the writes that change them.
+    let sessionCache: SessionCache
+    /// Keeps other processes' stores off the file (nil for an in-memory database).
+    private let fileLock: SQLiteFileLock?
 
     private init(worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
-                 checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection, logger: Logger) {
+                 checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection,
+                 sessionCache: SessionCache, fileLock: SQLiteFileLock?, logger: Logger) {
         self.worker = worker
         self.readers = readers
         self.inlineReaders = inlineReaders
         self.checkpointer = checkpointer
         self.readConnection = readConnection
+        self.sessionCache = sessionCache
+        self.fileLock = fileLock
         self.logger = logger
     }
 
@@ -47,15 +57,21 @@ public final class SQLiteStore: Store {
     /// - Parameters:
     ///   - readConnection: where reads run (`.inline`: on the caller's thread, beside the writer).
     ///   - groupGathering: how long a group commit may wait for more writes under load.
-    /// - Throws: `StoreError.unavailable` when the file cannot be opened or migrated; the
-    ///   connection is then closed again.
+    ///   - sessionCacheCapacity: the most sessions whose look-up is kept in memory (0: none).
+    /// - Throws: `StoreError.unavailable` when the file cannot be opened or migrated, or when
+    ///   another store (in this process or another) has it open; the connection is then closed
+    ///   again.
     public static func open(
         path: String,
         readConnection: SQLiteReadConnection = .inline,
         groupGathering: GroupGathering = .standard,
+        sessionCacheCapacity: Int = SQLiteStore.defaultSessionCacheCapacity,
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
         let started = ContinuousClock.now
+        // Before anything touches the file: a second store would serve from a cache that the
+        // first one's writes never reach.
+        let fileLock = isInMemory(path) ? nil : try await SQLiteFileLock.acquire(databasePath: path)
         // Connections beside the writer (reads, checkpoints) exist only for a file that others
         // can open, and only when the caller allows more than one.
         let sharedPath = Self.isInMemory(path) || readConnection == .never ? nil : path
@@ -69,6 +85,7 @@ public final class SQLiteStore: Store {
             worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger,
                                   gathering: groupGathering, afterCommit: afterCommit)
         } catch {
+            fileLock?.release()
             throw StoreError.from(sqlite: error)
         }
         // From here on the connection must be closed on every failure. The worker runs the
@@ -90,9 +107,11 @@ public final class SQLiteStore: Store {
             let readers = SQLiteReaders(path: sharedPath, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
             let inlineReaders = readConnection == .inline ? sharedPath.map { SQLiteInlineReaders(path: $0, logger: logger) } : nil
             return SQLiteStore(worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
-                               readConnection: readConnection, logger: logger)
+                               readConnection: readConnection, sessionCache: SessionCache(capacity: sessionCacheCapacity),
+                               fileLock: fileLock, logger: logger)
         } catch {
             _ = await worker.close()
+            fileLock?.release()
             let mapped = StoreError.from(sqlite: error)
             logger.error("could not open SQLite store", metadata: ["path": "\(path)", "error": "\(mapped)"])
             throw mapped
@@ -119,7 +138,13 @@ public final class SQLiteStore: Store {
     /// Runs `body` alone on the connection, and maps what it throws to `StoreError`.
     ///
     /// Used for reads and for single statements, which SQLite runs atomically by themselves.
-    func exclusive<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+    /// `invalidating` says what the statement can change of what `sessionCache` keeps; whatever
+    /// `body` did, that is dropped before this returns or throws (a read says `.none`).
+    func exclusive<T: Sendable>(
+        _ operation: String, invalidating invalidation: SessionCache.Invalidation = .everything,
+        _ body: @escaping @Sendable (SQLiteRunner) throws -> T
+    ) async throws -> T {
+        defer { sessionCache.invalidate(invalidation) }
         do {
             return try await worker.run(body)
         } catch {
@@ -144,7 +169,9 @@ public final class SQLiteStore: Store {
         case .whenBusy: worker.isBusy
         case .never: false
         }
-        guard wantsReader, let reader = readers.reader() else { return try await exclusive(operation, body) }
+        guard wantsReader, let reader = readers.reader() else {
+            return try await exclusive(operation, invalidating: .none, body)
+        }
         do {
             return try await reader.run(body)
         } catch {
@@ -154,7 +181,13 @@ public final class SQLiteStore: Store {
 
     /// Runs `body` as one transaction: it commits entirely or, on any throw, rolls back entirely.
     /// It may share its commit (and its fsync) with other operations waiting at the same time.
-    func transaction<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+    /// What it can change of `sessionCache` (`invalidating`) is dropped after the commit, before
+    /// this returns or throws.
+    func transaction<T: Sendable>(
+        _ operation: String, invalidating invalidation: SessionCache.Invalidation = .everything,
+        _ body: @escaping @Sendable (SQLiteRunner) throws -> T
+    ) async throws -> T {
+        defer { sessionCache.invalidate(invalidation) }
         do {
             return try await worker.transaction(body)
         } catch {
@@ -173,7 +206,7 @@ public final class SQLiteStore: Store {
     // MARK: Store
 
     public func ping() async throws {
-        try await exclusive("ping") { db in try db.execute("SELECT 1") }
+        try await exclusive("ping", invalidating: .none) { db in try db.execute("SELECT 1") }
     }
 
     /// Closes the connection once every operation queued before it has finished. Closing twice is
@@ -183,5 +216,6 @@ public final class SQLiteStore: Store {
         await readers.close()
         await checkpointer?.close()
         if await worker.close() { logger.info("closed SQLite store") }
+        fileLock?.release()
     }
 }

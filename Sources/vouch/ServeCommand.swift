@@ -42,6 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "SQLite: microseconds (0…10000) a group commit may wait for more writes while writes arrive together; 0 commits at once.")
     var groupCommitWait = 200
 
+    @Option(name: .long, help: "SQLite: most sessions (0…1000000) whose look-up is kept in memory between the writes that change them (about 400 bytes each); 0 reads every authenticated request from the file.")
+    var sessionCache = SQLiteStore.defaultSessionCacheCapacity
+
     @Option(name: .long, help: "POST /nonces + POST /sessions per second per client IP, bursts up to twice that; 0 turns it off.")
     var rateLimit = 50
 
@@ -83,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard ServerConfiguration.auditFlushIntervalRange.contains(auditFlushInterval) else {
             throw ValidationError("--audit-flush-interval must be 1…3600 seconds")
         }
+        guard (0...1_000_000).contains(sessionCache) else { throw ValidationError("--session-cache must be 0…1000000 sessions") }
         guard (0...10_000).contains(groupCommitWait) else { throw ValidationError("--group-commit-wait must be 0…10000 microseconds") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for address in trustedProxy where ServerConfiguration.canonicalAddress(address) == nil {
@@ -141,9 +145,18 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let prefix = "sqlite://"
             guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
-            return try await SQLiteStore.open(path: String(url.dropFirst(prefix.count)), groupGathering: groupGathering, logger: logger)
+            return try await openSQLite(path: String(url.dropFirst(prefix.count)), logger: logger)
         }
-        return try await SQLiteStore.open(path: dataDirectory.databasePath, groupGathering: groupGathering, logger: logger)
+        return try await openSQLite(path: dataDirectory.databasePath, logger: logger)
+    }
+
+    private func openSQLite(path: String, logger: Logger) async throws -> SQLiteStore {
+        do {
+            return try await SQLiteStore.open(path: path, groupGathering: groupGathering,
+                                              sessionCacheCapacity: sessionCache, logger: logger)
+        } catch StoreError.unavailable(let reason) {
+            throw CLIError(reason)
+        }
     }
 
     private var groupGathering: GroupGathering {

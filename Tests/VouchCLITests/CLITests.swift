@@ -351,6 +351,14 @@ struct CLITests {
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-created"))
     }
 
+    @Test("an out-of-range --session-cache is refused before anything starts", arguments: ["-1", "1000001", "x"])
+    func sessionCacheRange(value: String) async throws {
+        let result = try await CLI.vouch(["serve", "--port", "0", "--data-dir", "/nonexistent/never-created", "--session-cache=" + value])
+        #expect(!result.signaled && !result.succeeded, "\(result)")
+        #expect(result.stderr.contains("session-cache"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-created"))
+    }
+
     @Test("--help of every command exits 0", arguments: [
         [], ["serve"], ["identity-provider"], ["keys"], ["keys", "generate"], ["token"], ["token", "mint"],
         ["token", "mint-registration"], ["token", "inspect"], ["token", "validate"],

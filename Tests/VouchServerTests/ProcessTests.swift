@@ -109,6 +109,23 @@ struct ProcessTests {
         }
     }
 
+    /// Two servers on one SQLite file would each keep a session cache that the other's
+    /// revocations never reach: the second is refused (kill -9's restart shows the lock goes with
+    /// the process).
+    @Test("a second vouch serve on the same SQLite data dir exits 1 saying why; the first keeps serving")
+    func secondServerOnOneFile() async throws {
+        try await ProcessScratch.with { scratch in
+            let server = try await scratch.startServer()
+            let second = try await scratch.run(["serve", "--host", "127.0.0.1", "--port", "0",
+                                                "--data-dir", scratch.url("vouch-data").path])
+            #expect(second.exit == .exited(1), "\(second)")
+            #expect(second.stderr.contains("in use by another vouch serve"), "\(second)")
+            #expect(!second.stderr.contains("unavailable("), "the reason, not the error's Swift spelling: \(second)")
+            #expect(try await server.request(.GET, "/health").status == 200)
+            try await server.child.stop()
+        }
+    }
+
     @Test("rejected sign-ins counted just before SIGTERM are written on the graceful stop, and found after a restart")
     func rejectionsFlushedOnShutdown() async throws {
         try await ProcessScratch.with { scratch in
