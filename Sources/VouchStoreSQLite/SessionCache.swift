@@ -18,7 +18,7 @@ import VouchStore
 final class SessionCache: Sendable {
     /// What a write can change of the cached answers.
     enum Invalidation: Sendable, Equatable {
-        /// Nothing an authenticated request reads (the audit log, housekeeping of nonces).
+        /// Nothing an authenticated request reads (the audit log).
         case none
         /// One session: its end.
         case session(tokenHash: [UInt8])
