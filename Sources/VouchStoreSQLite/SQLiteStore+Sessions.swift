@@ -8,7 +8,9 @@ extension SQLiteStore {
     /// processes, the second finds the first's row and fails, and a failure leaves no trace.
     public func createSession(_ session: NewSession) async throws -> UserRecord {
         // A new session changes no kept one; the user's profile may change.
-        try await transaction("createSession", invalidating: .user(appID: session.appID, userID: session.userID)) { db in
+        let (user, markedKey) = try await transaction(
+            "createSession", invalidating: .user(appID: session.appID, userID: session.userID)
+        ) { db in
             try Self.claim(session.nonce, at: session.createdAt, db)
 
             let existing = try db.rows(
@@ -28,13 +30,17 @@ extension SQLiteStore {
                 "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                 [.bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
                  .int64(session.createdAt), .int64(session.expiresAt)])
+            var markedKey = false
             if let keyID = session.keyID {
-                try db.execute(
+                markedKey = try db.changes(
                     "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
-                    [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)])
+                    [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)]) > 0
             }
-            return user
+            return (user, markedKey)
         }
+        // The key's row changed (once a minute per key at most): a kept copy would show the old mark.
+        if markedKey { catalogueCache.invalidate(.everything) }
+        return user
     }
 
     /// A first sign-in creates the user; a later one replaces the profile fields its claims carry

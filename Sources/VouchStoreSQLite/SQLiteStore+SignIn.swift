@@ -2,8 +2,22 @@ import Foundation
 import VouchStore
 
 extension SQLiteStore {
-    /// Every question in one operation on the store's queue: one hop for the whole lot.
+    /// The catalogue's answers from `catalogueCache` where it holds them (see there why they are
+    /// as fresh as the file), every other question in one read: the nonce's use and the user's
+    /// suspension are read on every sign-in.
     public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
+        let (remaining, kept, ticket) = catalogueCache.answer(questions)
+        var standing = try await readStanding(remaining)
+        catalogueCache.keep(standing, asked: remaining, since: ticket)
+        if let app = kept.app { standing.app = app }
+        if let key = kept.key { standing.key = key }
+        if let provider = kept.provider { standing.provider = provider }
+        if let secret = kept.registrationSecret { standing.registrationSecret = secret }
+        return standing
+    }
+
+    /// Every question in one read: one snapshot for the whole lot.
+    private func readStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
         try await read("signInStanding") { db in
             var standing = SignInStanding()
             if let providerID = questions.providerID {

@@ -32,18 +32,21 @@ public final class SQLiteStore: Store {
     let readConnection: SQLiteReadConnection
     /// Authenticated requests' look-ups, dropped by the writes that change them.
     let sessionCache: SessionCache
+    /// The catalogue rows a sign-in reads (app, binding, key, secret), dropped likewise.
+    let catalogueCache: CatalogueCache
     /// Keeps other processes' stores off the file (nil for an in-memory database).
     private let fileLock: SQLiteFileLock?
 
     private init(worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
                  checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection,
-                 sessionCache: SessionCache, fileLock: SQLiteFileLock?, logger: Logger) {
+                 sessionCache: SessionCache, catalogueCache: CatalogueCache, fileLock: SQLiteFileLock?, logger: Logger) {
         self.worker = worker
         self.readers = readers
         self.inlineReaders = inlineReaders
         self.checkpointer = checkpointer
         self.readConnection = readConnection
         self.sessionCache = sessionCache
+        self.catalogueCache = catalogueCache
         self.fileLock = fileLock
         self.logger = logger
     }
@@ -57,7 +60,8 @@ public final class SQLiteStore: Store {
     /// - Parameters:
     ///   - readConnection: where reads run (`.inline`: on the caller's thread, beside the writer).
     ///   - groupGathering: how long a group commit may wait for more writes under load.
-    ///   - sessionCacheCapacity: the most sessions whose look-up is kept in memory (0: none).
+    ///   - sessionCacheCapacity: the most sessions whose look-up is kept in memory; 0 keeps
+    ///     nothing, the catalogue rows of sign-ins (`CatalogueCache`) included.
     /// - Throws: `StoreError.unavailable` when the file cannot be opened or migrated, or when
     ///   another store (in this process or another) has it open; the connection is then closed
     ///   again.
@@ -108,6 +112,7 @@ public final class SQLiteStore: Store {
             let inlineReaders = readConnection == .inline ? sharedPath.map { SQLiteInlineReaders(path: $0, logger: logger) } : nil
             return SQLiteStore(worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
                                readConnection: readConnection, sessionCache: SessionCache(capacity: sessionCacheCapacity),
+                               catalogueCache: CatalogueCache(capacity: sessionCacheCapacity == 0 ? 0 : CatalogueCache.defaultCapacity),
                                fileLock: fileLock, logger: logger)
         } catch {
             _ = await worker.close()
@@ -138,13 +143,13 @@ public final class SQLiteStore: Store {
     /// Runs `body` alone on the connection, and maps what it throws to `StoreError`.
     ///
     /// Used for reads and for single statements, which SQLite runs atomically by themselves.
-    /// `invalidating` says what the statement can change of what `sessionCache` keeps; whatever
-    /// `body` did, that is dropped before this returns or throws (a read says `.none`).
+    /// `invalidating` says what the statement can change of what the caches keep; whatever `body`
+    /// did, that is dropped before this returns or throws (a read says `.none`).
     func exclusive<T: Sendable>(
-        _ operation: String, invalidating invalidation: SessionCache.Invalidation = .everything,
+        _ operation: String, invalidating invalidation: CacheInvalidation = .everything,
         _ body: @escaping @Sendable (SQLiteRunner) throws -> T
     ) async throws -> T {
-        defer { sessionCache.invalidate(invalidation) }
+        defer { invalidate(invalidation) }
         do {
             return try await worker.run(body)
         } catch {
@@ -181,18 +186,24 @@ public final class SQLiteStore: Store {
 
     /// Runs `body` as one transaction: it commits entirely or, on any throw, rolls back entirely.
     /// It may share its commit (and its fsync) with other operations waiting at the same time.
-    /// What it can change of `sessionCache` (`invalidating`) is dropped after the commit, before
-    /// this returns or throws.
+    /// What it can change of the caches (`invalidating`) is dropped after the commit, before this
+    /// returns or throws.
     func transaction<T: Sendable>(
-        _ operation: String, invalidating invalidation: SessionCache.Invalidation = .everything,
+        _ operation: String, invalidating invalidation: CacheInvalidation = .everything,
         _ body: @escaping @Sendable (SQLiteRunner) throws -> T
     ) async throws -> T {
-        defer { sessionCache.invalidate(invalidation) }
+        defer { invalidate(invalidation) }
         do {
             return try await worker.transaction(body)
         } catch {
             throw mapped(error, operation)
         }
+    }
+
+    /// Drops from both caches what a committed write may have changed.
+    private func invalidate(_ invalidation: CacheInvalidation) {
+        sessionCache.invalidate(invalidation)
+        catalogueCache.invalidate(invalidation)
     }
 
     private func mapped(_ error: any Error, _ operation: String) -> any Error {

@@ -7,7 +7,7 @@ import VouchStore
 ///
 /// It is safe because of where it lives. Every write to the file goes through this store's
 /// writer, and no other process writes it (`SQLiteFileLock`): each write names what it can change
-/// (`Invalidation`) and drops it from here after it committed, before its caller is answered, so
+/// (`CacheInvalidation`) and drops it from here after it committed, before its caller is answered, so
 /// a revocation or suspension is seen by the very next request, as `Store` promises. An answer
 /// read while a write was committing may be the old one: it is kept only if nothing was
 /// invalidated since before it was read (`Ticket`), and otherwise served once and forgotten.
@@ -16,19 +16,6 @@ import VouchStore
 /// cannot fill the cache), and at most `capacity` of them: reaching it empties the cache, which
 /// bounds memory without bookkeeping on the hot path.
 final class SessionCache: Sendable {
-    /// What a write can change of the cached answers.
-    enum Invalidation: Sendable, Equatable {
-        /// Nothing an authenticated request reads (the audit log).
-        case none
-        /// One session: its end.
-        case session(tokenHash: [UInt8])
-        /// A user's row and every session of theirs: a profile change, a suspension, a revocation
-        /// of all their sessions.
-        case user(appID: UUID, userID: String)
-        /// Anything: the default of every write that does not say otherwise.
-        case everything
-    }
-
     /// Proof of when a read began: what it read is kept only if no invalidation came since.
     struct Ticket: Sendable {
         fileprivate let generation: UInt64
@@ -110,7 +97,7 @@ final class SessionCache: Sendable {
     }
 
     /// Drops what a committed write may have changed; called before the write's caller is answered.
-    func invalidate(_ invalidation: Invalidation) {
+    func invalidate(_ invalidation: CacheInvalidation) {
         if invalidation == .none { return }
         state.withLock { state in
             state.generation &+= 1

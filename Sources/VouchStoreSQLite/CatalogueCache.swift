@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+import VouchStore
+
+/// The catalogue rows a sign-in's verification reads (its app, the provider's binding to that app,
+/// the key a token names, a Sinch registration secret), kept in memory between the writes that
+/// could change them, under `SessionCache`'s rule: every write to the file is this store's, and
+/// drops what it may have changed after its commit, before its caller is answered; a read that
+/// began before a drop is not kept. A key disabled or a secret revoked is therefore refused by the
+/// very next sign-in, as without the cache.
+///
+/// Only `.everything` drops these rows: every write of apps, providers, keys and secrets says
+/// nothing more precise. A sign-in's mark of its key's last verification (`createSession`, at most
+/// once a minute per key) changes a key's row too: `createSession` empties this cache when the
+/// mark was written, so a kept key is always the row as stored.
+///
+/// What is kept is only what was found (an unknown app, key or provider costs the read every time,
+/// so made-up ids cannot fill the cache), at most `capacity` rows; reaching it empties the cache.
+/// The nonce's use and the user's suspension are never kept: each sign-in reads them.
+final class CatalogueCache: Sendable {
+    /// The most rows kept; 0 turns the cache off.
+    let capacity: Int
+    /// Apps, keys, bindings and secrets together: a few thousand covers any deployment's catalogue.
+    static let defaultCapacity = 4_096
+
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    /// Proof of when a read began: what it read is kept only if no invalidation came since.
+    struct Ticket: Sendable {
+        fileprivate let generation: UInt64
+    }
+
+    private struct Binding: Hashable {
+        let providerID: UUID
+        let appID: UUID
+    }
+
+    private struct State: ~Copyable {
+        var generation: UInt64 = 0
+        var apps: [UUID: AppRecord] = [:]
+        var keys: [UUID: KeyRecord] = [:]
+        var bindings: Set<Binding> = []
+        var secrets: [UUID: RegistrationSecretRecord] = [:]
+
+        var count: Int { apps.count + keys.count + bindings.count + secrets.count }
+
+        mutating func removeAll() {
+            apps.removeAll(keepingCapacity: true)
+            keys.removeAll(keepingCapacity: true)
+            bindings.removeAll(keepingCapacity: true)
+            secrets.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// How many rows are kept now.
+    var count: Int { state.withLock { $0.count } }
+
+    /// Answers from memory what `questions` asks of the catalogue, and takes the ticket for reading
+    /// the rest. Returns the questions left to read (the answered ones taken out) and the answers.
+    func answer(_ questions: SignInQuestions) -> (remaining: SignInQuestions, kept: SignInStanding, ticket: Ticket) {
+        var remaining = questions
+        var kept = SignInStanding()
+        let ticket = state.withLock { state in
+            guard capacity > 0 else { return Ticket(generation: state.generation) }
+            if questions.includesApp, let app = state.apps[questions.appID] {
+                kept.app = app
+                remaining.includesApp = false
+            }
+            if let keyID = questions.keyID, let key = state.keys[keyID] {
+                kept.key = key
+                remaining.keyID = nil
+            }
+            if let providerID = questions.providerID,
+               state.bindings.contains(Binding(providerID: providerID, appID: questions.appID)) {
+                kept.provider = .bound
+                remaining.providerID = nil
+            }
+            if let applicationKey = questions.applicationKey, let secret = state.secrets[applicationKey] {
+                kept.registrationSecret = secret
+                remaining.applicationKey = nil
+            }
+            return Ticket(generation: state.generation)
+        }
+        return (remaining, kept, ticket)
+    }
+
+    /// Keeps the catalogue rows found by a read of `asked`, unless something was invalidated since
+    /// `ticket` was taken.
+    func keep(_ read: SignInStanding, asked: SignInQuestions, since ticket: Ticket) {
+        guard capacity > 0 else { return }
+        state.withLock { state in
+            guard state.generation == ticket.generation else { return }
+            if state.count + 4 > capacity { state.removeAll() }
+            if asked.includesApp, let app = read.app { state.apps[app.id] = app }
+            if let key = read.key { state.keys[key.id] = key }
+            if let providerID = asked.providerID, read.provider == .bound {
+                state.bindings.insert(Binding(providerID: providerID, appID: asked.appID))
+            }
+            if let secret = read.registrationSecret { state.secrets[secret.applicationKey] = secret }
+        }
+    }
+
+    /// Drops every row on `.everything`, the only invalidation a catalogue write states.
+    func invalidate(_ invalidation: CacheInvalidation) {
+        guard invalidation == .everything else { return }
+        state.withLock { state in
+            state.generation &+= 1
+            state.removeAll()
+        }
+    }
+}

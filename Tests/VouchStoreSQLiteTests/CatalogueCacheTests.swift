@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import VouchProtocol
+import VouchStore
+import VouchStoreConformance
+import VouchTestSupport
+@testable import VouchStoreSQLite
+
+/// A sign-in's catalogue rows may come from memory only while they are what the file says: a key
+/// disabled, a provider unbound, an app changed or a secret revoked is seen by the next sign-in.
+@Suite("Catalogue cache", .timeLimit(.minutes(1)))
+struct CatalogueCacheTests {
+    /// An app, a provider bound to it and an active key, asked about once so that all are kept.
+    struct Catalogue {
+        let app: AppRecord
+        let provider: ProviderRecord
+        let key: KeyRecord
+
+        func questions(nonce: [UInt8] = randomBytes(), user: String = "alice") -> SignInQuestions {
+            SignInQuestions(appID: app.id, providerID: provider.id, serverNonce: ServerNonceKey(hash: nonce, expiresAt: t0 + 600),
+                            userID: user, now: t0, includesApp: true, keyID: key.id)
+        }
+    }
+
+    static func keptCatalogue(_ store: SQLiteStore) async throws -> Catalogue {
+        let app = try await store.addApp()
+        let provider = try await store.addProvider(apps: [app.id])
+        let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
+                            fingerprint: "sha256:" + String(repeating: "cd", count: 32), createdAt: t0)
+        try await store.createKey(key)
+        let catalogue = Catalogue(app: app, provider: provider, key: key)
+        let standing = try await store.signInStanding(catalogue.questions())
+        #expect(standing.app == app && standing.key?.status == .active && standing.provider == .bound)
+        #expect(store.catalogueCache.count == 3, "the app, the key and the binding are kept")
+        return catalogue
+    }
+
+    @Test("kept rows are answered from memory; the nonce's use and the user's suspension are read every time")
+    func answeredFromMemory() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            try await withSQLiteStore(at: path) { store in
+                let catalogue = try await Self.keptCatalogue(store)
+                let nonce = randomBytes()
+                // Another connection, not the store: what the file lock keeps out.
+                let outsider = try SQLiteConnectionHandle(path: path)
+                defer { outsider.close() }
+                _ = try outsider.rows("PRAGMA busy_timeout = 5000", [])
+                _ = try outsider.rows("UPDATE provider_keys SET status = 'disabled' WHERE id = ?", [.uuid(catalogue.key.id)])
+                _ = try outsider.rows("INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?)", [.int64(t0 + 600), .bytes(nonce)])
+                _ = try outsider.rows("INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?, 'alice', 1, 0, 0)",
+                                      [.uuid(catalogue.app.id)])
+                let standing = try await store.signInStanding(catalogue.questions(nonce: nonce))
+                #expect(standing.key?.status == .active, "kept")
+                #expect(standing.serverNonceUsed == true, "read")
+                #expect(standing.userSuspended == true, "read")
+            }
+        }
+    }
+
+    @Test("a key disabled, a provider unbound, an app changed: each seen by the next sign-in's read")
+    func catalogueWritesSeen() async throws {
+        try await withInlineReadingStore { store in
+            let catalogue = try await Self.keptCatalogue(store)
+            _ = try await store.setKeyStatus(id: catalogue.key.id, to: .disabled)
+            #expect(try await store.signInStanding(catalogue.questions()).key?.status == .disabled)
+
+            _ = try await store.updateApp(id: catalogue.app.id, name: nil, sessionTTLSeconds: 60)
+            #expect(try await store.signInStanding(catalogue.questions()).app?.sessionTTLSeconds == 60)
+
+            try await store.unbindProvider(catalogue.provider.id, fromApp: catalogue.app.id)
+            #expect(try await store.signInStanding(catalogue.questions()).provider == .notBound)
+        }
+    }
+
+    @Test("a registration secret revoked is seen by the next sign-in's read")
+    func secretRevocationSeen() async throws {
+        try await withInlineReadingStore { store in
+            let app = try await store.addApp()
+            let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: randomBytes(), createdAt: t0)
+            try await store.createRegistrationSecret(secret)
+            let questions = SignInQuestions(appID: app.id, registrationNonce: "n1", now: t0, includesApp: true,
+                                            applicationKey: secret.applicationKey)
+            #expect(try await store.signInStanding(questions).registrationSecret?.revokedAt == nil)
+            #expect(store.catalogueCache.count == 2)
+            _ = try await store.revokeRegistrationSecret(applicationKey: secret.applicationKey, appID: app.id, at: t0 + 5)
+            #expect(try await store.signInStanding(questions).registrationSecret?.revokedAt == t0 + 5)
+        }
+    }
+
+    @Test("a sign-in's mark of its key is in the next read of the key, and sessions' writes keep the rest")
+    func keyMarkSeen() async throws {
+        try await withInlineReadingStore { store in
+            let catalogue = try await Self.keptCatalogue(store)
+            _ = try await store.createSession(newSession(app: catalogue.app.id, user: "alice", createdAt: t0, keyID: catalogue.key.id))
+            #expect(try await store.signInStanding(catalogue.questions()).key == (try await store.key(id: catalogue.key.id)))
+            #expect(try await store.signInStanding(catalogue.questions()).key?.lastVerifiedAt == t0)
+            // Within the mark's resolution a sign-in writes no mark, and no session write drops the catalogue.
+            let session = newSession(app: catalogue.app.id, user: "bob", createdAt: t0 + 1, keyID: catalogue.key.id)
+            _ = try await store.createSession(session)
+            try await store.revokeSession(tokenHash: session.tokenHash, now: t0 + 2)
+            _ = try await store.setSuspended(appID: catalogue.app.id, userID: "bob", suspended: true, now: t0 + 3)
+            #expect(store.catalogueCache.count == 3)
+        }
+    }
+
+    @Test("unknown ids are not kept, and a read that raced a catalogue write is not kept")
+    func unknownAndRaced() async throws {
+        try await withInlineReadingStore { store in
+            let app = try await store.addApp()
+            _ = try await store.signInStanding(SignInQuestions(appID: UUID(), providerID: UUID(), now: t0,
+                                                               includesApp: true, keyID: UUID()))
+            #expect(store.catalogueCache.count == 0)
+            let questions = SignInQuestions(appID: app.id, now: t0, includesApp: true)
+            let (remaining, _, ticket) = store.catalogueCache.answer(questions)
+            let read = SignInStanding(app: app)
+            store.catalogueCache.invalidate(.everything)
+            store.catalogueCache.keep(read, asked: remaining, since: ticket)
+            #expect(store.catalogueCache.count == 0, "read before a write that may have changed it")
+            store.catalogueCache.keep(read, asked: remaining, since: store.catalogueCache.answer(questions).ticket)
+            #expect(store.catalogueCache.count == 1)
+        }
+    }
+
+    @Test("--session-cache 0 keeps no catalogue rows either")
+    func off() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), sessionCacheCapacity: 0)
+            try await closing(store) { store in
+                let app = try await store.addApp()
+                #expect(try await store.signInStanding(SignInQuestions(appID: app.id, now: t0, includesApp: true)).app == app)
+                #expect(store.catalogueCache.count == 0)
+            }
+        }
+    }
+}
