@@ -43,8 +43,10 @@ struct ProcessOutageTests {
         let session = try #require(before.json["session_token"].string, "\(before)")
 
         try await cluster.stop()
-        // Generous bound for a slow machine; what matters is that it is bounded, not a hang.
-        let bound: Duration = .seconds(timeout * 5)
+        // What matters is that it is bounded, not a hang. Alone this test's answers come at the
+        // 3 s deadline; under the whole suite on two cores one came after 16.2 s (and 18.5 s with
+        // more load), so the bound is ten deadlines, far below the test's own 3 minutes.
+        let bound: Duration = .seconds(timeout * 10)
         let nonce = try await server.nonce()   // stateless: needs no database
         for _ in 0..<3 {
             let started = ContinuousClock.now
