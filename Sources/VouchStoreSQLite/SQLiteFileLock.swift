@@ -20,11 +20,9 @@ import VouchStore
 /// it ends, so a `kill -9` leaves nothing to clean up; the empty file stays.
 final class SQLiteFileLock: Sendable {
     private let descriptor: Mutex<Int32?>
-    let path: String
 
-    private init(descriptor: Int32, path: String) {
+    private init(descriptor: Int32) {
         self.descriptor = Mutex(descriptor)
-        self.path = path
     }
 
     /// The lock file of the database at `databasePath`.
@@ -49,7 +47,7 @@ final class SQLiteFileLock: Sendable {
         while true {
             var result: Int32
             repeat { result = flock(descriptor, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
-            if result == 0 { return SQLiteFileLock(descriptor: descriptor, path: path) }
+            if result == 0 { return SQLiteFileLock(descriptor: descriptor) }
             let code = errno
             if code == EWOULDBLOCK, ContinuousClock.now < deadline {
                 do {

@@ -43,13 +43,12 @@ struct CatalogueCacheTests {
                 let catalogue = try await Self.keptCatalogue(store)
                 let nonce = randomBytes()
                 // Another connection, not the store: what the file lock keeps out.
-                let outsider = try SQLiteConnectionHandle(path: path)
-                defer { outsider.close() }
-                _ = try outsider.rows("PRAGMA busy_timeout = 5000", [])
-                _ = try outsider.rows("UPDATE provider_keys SET status = 'disabled' WHERE id = ?", [.uuid(catalogue.key.id)])
-                _ = try outsider.rows("INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?)", [.int64(t0 + 600), .bytes(nonce)])
-                _ = try outsider.rows("INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?, 'alice', 1, 0, 0)",
-                                      [.uuid(catalogue.app.id)])
+                try withOutsideConnection(to: path) { outsider in
+                    _ = try outsider.rows("UPDATE provider_keys SET status = 'disabled' WHERE id = ?", [.uuid(catalogue.key.id)])
+                    _ = try outsider.rows("INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?)", [.int64(t0 + 600), .bytes(nonce)])
+                    _ = try outsider.rows("INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?, 'alice', 1, 0, 0)",
+                                          [.uuid(catalogue.app.id)])
+                }
                 let standing = try await store.signInStanding(catalogue.questions(nonce: nonce))
                 #expect(standing.key?.status == .active, "kept")
                 #expect(standing.serverNonceUsed == true, "read")

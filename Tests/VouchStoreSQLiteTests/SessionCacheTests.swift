@@ -30,10 +30,9 @@ struct SessionCacheTests {
                 let app = try await store.addApp()
                 let token = try await Self.keptSession(store, app: app.id, user: "alice")
                 // Another connection, not the store: exactly what the file lock keeps out.
-                let outsider = try SQLiteConnectionHandle(path: path)
-                defer { outsider.close() }
-                _ = try outsider.rows("PRAGMA busy_timeout = 5000", [])
-                _ = try outsider.rows("DELETE FROM sessions WHERE token_hash = ?", [.bytes(token)])
+                try withOutsideConnection(to: path) { outsider in
+                    _ = try outsider.rows("DELETE FROM sessions WHERE token_hash = ?", [.bytes(token)])
+                }
                 #expect(try await store.sessionAndUser(tokenHash: token)?.session.userID == "alice")
                 #expect(try await store.session(tokenHash: token) == nil, "the file no longer has it")
             }

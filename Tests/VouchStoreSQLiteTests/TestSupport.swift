@@ -16,3 +16,12 @@ func withInlineReadingStore<T>(_ body: (SQLiteStore) async throws -> T) async th
         try await closing(try await SQLiteStore.open(path: directory.file("vouch.sqlite"), readConnection: .inline), body)
     }
 }
+
+/// Runs `body` with a writable connection of its own to the file at `path`, beside any store: what
+/// the file lock keeps other servers from being, for tests that show what the caches would miss.
+func withOutsideConnection<T>(to path: String, _ body: (SQLiteConnectionHandle) throws -> T) throws -> T {
+    let outsider = try SQLiteConnectionHandle(path: path)
+    defer { outsider.close() }
+    _ = try outsider.rows("PRAGMA busy_timeout = 5000", [])
+    return try body(outsider)
+}
