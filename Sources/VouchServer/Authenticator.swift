@@ -18,8 +18,8 @@ public struct Authenticator: Sendable {
     let parsedKeys = ParsedKeyCache()
 
     /// The verifier's view of the world at `now` (a retired registration secret verifies nothing).
-    func context(appID: UUID, now: Int64, fetchesApp: Bool) -> StoreVerificationContext {
-        StoreVerificationContext(store: store, nonces: nonces, parsedKeys: parsedKeys, appID: appID, now: now, fetchesApp: fetchesApp)
+    func context(appID: UUID, now: Int64, purpose: StoreVerificationContext.Purpose) -> StoreVerificationContext {
+        StoreVerificationContext(store: store, nonces: nonces, parsedKeys: parsedKeys, appID: appID, now: now, purpose: purpose)
     }
 
     /// A fresh nonce; bound to `appID` when given, so that it admits a sign-in to that app only.
@@ -30,13 +30,15 @@ public struct Authenticator: Sendable {
 
     /// `POST /sessions`: verifies the token, then consumes its nonce and creates the session in
     /// one store transaction, so that a nonce admits at most one session however many requests
-    /// race for it.
+    /// race for it. That transaction is also where a used nonce and a suspended user are found
+    /// (§5.4 #21–#23, the last rules): the verification does not read them first
+    /// (`StoreVerificationContext.Purpose.signIn`).
     ///
     /// The app is read with the verification's other look-ups (one store operation for all of
     /// them), so its absence is known only after the verdict; it still outranks every verdict.
     func signIn(identityToken: String, appID: UUID) async throws -> SessionResponse {
         let now = clock()
-        let context = context(appID: appID, now: now, fetchesApp: true)
+        let context = context(appID: appID, now: now, purpose: .signIn)
         let verdict = try await verifier.verdict(identityToken, appID: appID, context: context, now: now)
         guard let app = try await context.app() else { throw APIError.invalidAppID }
         let verified: VerifiedToken
@@ -72,7 +74,7 @@ public struct Authenticator: Sendable {
                 ? TokenRejection(.nonceNotFound, claim: "nce") : TokenRejection(.nonceReplayed, claim: "nonce")
             throw APIError.rejectedToken(rejection, serverTime: now)
         } catch StoreError.userSuspended {
-            // The same shape as when the policy catches it: the claim that names the user.
+            // The same shape as the validation tool's finding: the claim that names the user.
             let claim = verified.profile == .layer ? "prn" : "sub"
             throw APIError.rejectedToken(TokenRejection(.userSuspended, claim: claim), serverTime: now)
         }
@@ -115,7 +117,7 @@ public struct Authenticator: Sendable {
     func validate(identityToken: String, app: AppRecord) async throws -> ValidateTokenResponse {
         let now = clock()
         let diagnosis = try await verifier.diagnose(
-            identityToken, appID: app.id, context: context(appID: app.id, now: now, fetchesApp: false), now: now)
+            identityToken, appID: app.id, context: context(appID: app.id, now: now, purpose: .validation), now: now)
         return ValidateTokenResponse(
             valid: diagnosis.isValid, reasons: diagnosis.rejections.map(ValidateTokenResponse.Finding.init),
             header: diagnosis.header, claims: diagnosis.claims, profile: diagnosis.profile?.rawValue)

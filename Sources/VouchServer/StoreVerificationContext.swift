@@ -8,9 +8,24 @@ import VouchTokens
 /// free of I/O. One per request.
 ///
 /// When the verifier tells it what it will look up (`prepare`), it reads all of it, the app
-/// included when `fetchesApp`, in one store operation, and answers the questions that follow
-/// from those rows when they are the ones planned; any other question goes to the store.
+/// included for a sign-in, in one store operation, and answers the questions that follow from
+/// those rows when they are the ones planned; any other question goes to the store.
 struct StoreVerificationContext: VerificationContext {
+    /// What the verification is for, which decides what the store is asked before the verdict.
+    enum Purpose: Sendable {
+        /// `POST /sessions`. The app's record is read with the rest. The nonce's use and the
+        /// user's suspension (PROTOCOL §5.4 #21–#23) are not read: the session's transaction
+        /// records the nonce's use and reads the user's row anyway, and refuses the sign-in with
+        /// the same reasons when either fails (`Authenticator.signIn`). They are the last rules,
+        /// so a token reaches that transaction only when every other rule held and the first
+        /// broken rule is still the one reported; reading them before would read the same rows
+        /// twice, and could only answer what the transaction decides again.
+        case signIn
+        /// The validation tool: it writes nothing, so the store is asked everything; it has the
+        /// app's record already.
+        case validation
+    }
+
     let store: any Store
     let nonces: NonceIssuer
     let parsedKeys: ParsedKeyCache
@@ -18,19 +33,20 @@ struct StoreVerificationContext: VerificationContext {
     let appID: UUID
     /// The time of the request: registration secrets are judged at it.
     let now: Int64
-    /// Whether `prepare` also reads the app's record (a sign-in needs it; the validation tool has
-    /// it already).
-    let fetchesApp: Bool
+    let purpose: Purpose
     private let prefetched = Prefetched()
 
-    init(store: any Store, nonces: NonceIssuer, parsedKeys: ParsedKeyCache, appID: UUID, now: Int64, fetchesApp: Bool) {
+    init(store: any Store, nonces: NonceIssuer, parsedKeys: ParsedKeyCache, appID: UUID, now: Int64, purpose: Purpose) {
         self.store = store
         self.nonces = nonces
         self.parsedKeys = parsedKeys
         self.appID = appID
         self.now = now
-        self.fetchesApp = fetchesApp
+        self.purpose = purpose
     }
+
+    /// Whether `prepare` also reads the app's record.
+    private var fetchesApp: Bool { purpose == .signIn }
 
     func prepare(_ plan: LookupPlan) async throws {
         var asked = storeQuestions(for: plan.claims, now: now)
@@ -107,19 +123,24 @@ struct StoreVerificationContext: VerificationContext {
 
     /// The store's questions for the verifier's. The server nonce is opened here, once: its hash
     /// is what the store is asked about, and what the session will record. A forged, expired or
-    /// other app's nonce needs no look-up: its standing is known now.
+    /// other app's nonce needs no look-up: its standing is known now. For a sign-in, what the
+    /// session's transaction decides is not asked (see `Purpose.signIn`).
     private func storeQuestions(for questions: ClaimQuestions, now: Int64) -> AskedQuestions {
+        let asksUse = purpose == .validation
         var asked = AskedQuestions(questions: SignInQuestions(
             appID: questions.appID, providerID: questions.providerID,
-            registrationNonce: questions.registrationNonce?.nonce, registrationNonceAppID: questions.registrationNonce?.appID,
-            userID: questions.userID, now: now))
+            registrationNonce: asksUse ? questions.registrationNonce?.nonce : nil,
+            registrationNonceAppID: asksUse ? questions.registrationNonce?.appID : nil,
+            userID: asksUse ? questions.userID : nil, now: now))
         if let nonce = questions.serverNonce {
             asked.opened = nonces.open(nonce, now: now)
             if let opened = asked.opened {
-                if opened.admits(appID: questions.appID) {
+                if !opened.admits(appID: questions.appID) {
+                    asked.knownNonceStanding = .boundToAnotherApp
+                } else if asksUse {
                     asked.questions.serverNonce = ServerNonceKey(hash: opened.hash, expiresAt: opened.expiresAt)
                 } else {
-                    asked.knownNonceStanding = .boundToAnotherApp
+                    asked.knownNonceStanding = .usable
                 }
             } else {
                 asked.knownNonceStanding = .unknown
@@ -131,6 +152,11 @@ struct StoreVerificationContext: VerificationContext {
     private func standing(_ asked: AskedQuestions, _ answers: SignInStanding) -> ClaimStanding {
         var standing = ClaimStanding()
         standing.serverNonce = asked.knownNonceStanding
+        if asked.knownNonceStanding == .usable, let opened = asked.opened {
+            // A sign-in's: genuine, unexpired and for this app; whether it is unused, and whether
+            // the user is in good standing, the session's transaction decides (`Purpose.signIn`).
+            standing.serverNonceUse = ServerNonceUse(hash: opened.hash, expiresAt: opened.expiresAt)
+        }
         standing.providerBinding = answers.provider.map { provider in
             switch provider {
             case .unknown: .unknownProvider
@@ -152,7 +178,8 @@ struct StoreVerificationContext: VerificationContext {
 private struct AskedQuestions: Sendable {
     var questions: SignInQuestions
     var opened: NonceIssuer.Opened?
-    /// The nonce's standing when it was settled without the store (forged, expired, other app's).
+    /// The nonce's standing when it was settled without the store (forged, expired, other app's;
+    /// or, for a sign-in, genuine and left to the session's transaction).
     var knownNonceStanding: NonceStanding?
 }
 

@@ -40,6 +40,13 @@ public struct SignInQuestions: Sendable, Equatable {
         self.userID = userID
         self.now = now
     }
+
+    /// Whether anything is asked: a sign-in whose catalogue rows are all kept asks nothing of the
+    /// file, and then nothing need be read.
+    public var asksAnything: Bool {
+        providerID != nil || serverNonce != nil || registrationNonce != nil || userID != nil
+            || includesApp || keyID != nil || applicationKey != nil
+    }
 }
 
 /// The store's answers to `SignInQuestions`.

@@ -86,6 +86,16 @@ final class SQLiteConnectionHandle {
     /// parsing only while this stops growing; a test holds the store's hot reads to that.
     var reprepareCount: Int { repreparedStatements.values.reduce(0, +) }
 
+    /// How many times each cached statement has run (SQLite's own count): tests use it to tell an
+    /// answer read from the file from one that came from memory.
+    var statementRuns: [String: Int] {
+        var counts: [String: Int] = [:]
+        for cached in statements.values {
+            counts[Self.sql(of: cached.statement)] = Int(sqlite_nio_sqlite3_stmt_status(cached.statement, SQLITE_STMTSTATUS_RUN, 0))
+        }
+        return counts
+    }
+
     /// The SQL of each cached statement that was prepared again, and how many times.
     var repreparedStatements: [String: Int] {
         var counts: [String: Int] = [:]

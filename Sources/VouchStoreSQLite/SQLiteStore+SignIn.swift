@@ -3,12 +3,17 @@ import VouchStore
 
 extension SQLiteStore {
     /// The catalogue's answers from `catalogueCache` where it holds them (see there why they are
-    /// as fresh as the file), every other question in one read: the nonce's use and the user's
-    /// suspension are read on every sign-in.
+    /// as fresh as the file), every other question in one read, and no read when nothing is left
+    /// (a sign-in leaves the nonce's use and the user's suspension to its session's transaction,
+    /// so with its catalogue rows kept it asks nothing). A nonce's use and a user's suspension,
+    /// when asked, are always read.
     public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
         let (remaining, kept, ticket) = catalogueCache.answer(questions)
-        var standing = try await readStanding(remaining)
-        catalogueCache.keep(standing, asked: remaining, since: ticket)
+        var standing = SignInStanding()
+        if remaining.asksAnything {
+            standing = try await readStanding(remaining)
+            catalogueCache.keep(standing, asked: remaining, since: ticket)
+        }
         if let app = kept.app { standing.app = app }
         if let key = kept.key { standing.key = key }
         if let provider = kept.provider { standing.provider = provider }

@@ -6,24 +6,25 @@ import VouchTokens
 @testable import VouchServer
 
 /// Defect 10: one rejection, one shape. A suspension is reported with the claim that names the
-/// user whether the policy saw it (before the transaction) or the sign-in transaction did (a
-/// suspension that landed in between).
+/// user whether it was in place before the sign-in began or landed between the verification and
+/// the session's transaction. (A sign-in's verification no longer reads the suspension: the
+/// transaction decides both; the validation tool's policy still does, with the same claim.)
 @Suite("Rejections have one shape, whatever the timing")
 struct RejectionShapeTests {
-    @Test("a suspension caught inside the sign-in transaction carries the same data as one caught by the policy")
+    @Test("a suspension that lands during a sign-in carries the same data as one in place before it")
     func suspensionShape() async throws {
         try await LiveServer.run { server in
             let fixture = try await Fixture.make(server)
             let appID = try #require(LayerID.parseApp(fixture.appID))
             let app = try #require(try await server.store.app(id: appID))
 
-            // The policy's path: the user is suspended before the sign-in starts.
+            // Suspended before the sign-in starts.
             _ = try await server.store.setSuspended(appID: appID, userID: "early", suspended: true, now: server.clock.now)
             let early = try await fixture.signIn(try fixture.layerToken(
                 claims: fixture.layerClaims(user: "early", nonce: try await server.nonce(), now: server.clock.now)))
             #expect(early.data["reason"] as? String == "eit_user_suspended")
 
-            // The transaction's path: the suspension lands after verification, before the transaction.
+            // The suspension lands after verification, before the transaction.
             let store = InterleavingStore(base: server.store) { session in
                 _ = try await server.store.setSuspended(appID: session.appID, userID: session.userID, suspended: true,
                                                         now: server.clock.now)

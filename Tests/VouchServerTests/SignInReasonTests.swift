@@ -103,6 +103,47 @@ struct SignInReasonTests {
         }
     }
 
+    /// A sign-in leaves the nonce's use and the user's suspension to its session's transaction
+    /// (they are the last rules, #21–#23); the ranking must come out as if the verifier had read them.
+    @Test("a used nonce ranks after the earlier rules and before a suspension")
+    func rulesDecidedInTheTransaction() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let now = server.clock.now
+            let nonce = try await server.nonce()
+            var claims = fixture.layerClaims(nonce: nonce, now: now)
+            claims["prn"] = "eve"
+            let token = try fixture.layerToken(claims: claims)
+            #expect(try await fixture.signIn(token).status == 201)
+
+            // Used, and expired: #18 outranks #21.
+            var expired = claims
+            expired["iat"] = now - 1000
+            expired["exp"] = now - 500
+            #expect(try await fixture.signIn(try fixture.layerToken(claims: expired)).data["reason"] as? String == "eit_expired")
+
+            // Used, and the user suspended since: #21 outranks #23.
+            let suspend = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/eve",
+                                                   body: #"{"suspended":true}"#, admin: true)
+            #expect(suspend.status == 200)
+            let replay = try await fixture.signIn(token)
+            #expect(replay.status == 422)
+            #expect(replay.data["reason"] as? String == "eit_nonce_not_found", "\(replay.text)")
+            #expect(replay.data["claim"] as? String == "nce")
+
+            // A fresh nonce: #23, and the nonce is not spent by the refusal.
+            claims["nce"] = try await server.nonce()
+            let suspended = try fixture.layerToken(claims: claims)
+            let refused = try await fixture.signIn(suspended)
+            #expect(refused.data["reason"] as? String == "eit_user_suspended", "\(refused.text)")
+            #expect(refused.data["claim"] as? String == "prn")
+            let unsuspend = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/eve",
+                                                     body: #"{"suspended":false}"#, admin: true)
+            #expect(unsuspend.status == 200)
+            #expect(try await fixture.signIn(suspended).status == 201, "the refused sign-in left its nonce unused")
+        }
+    }
+
     @Test("an unknown or malformed app_id is 403 invalid_app_id; a missing field is 422 missing_property")
     func appAndFields() async throws {
         try await LiveServer.run { server in

@@ -103,6 +103,36 @@ struct CatalogueCacheTests {
         }
     }
 
+    @Test("a sign-in whose catalogue rows are all kept reads nothing from the file")
+    func keptCatalogueReadsNothing() async throws {
+        try await withInlineReadingStore { store in
+            let catalogue = try await Self.keptCatalogue(store)
+            // What a sign-in asks (its nonce's use and its user's suspension are left to the
+            // session's transaction): everything kept.
+            var signIn = catalogue.questions()
+            signIn.serverNonce = nil
+            signIn.userID = nil
+            // Reads one after the other take the pool's one connection, whose statements count
+            // their own runs; the counting read's own (its transaction's) is the difference of
+            // two counts in a row.
+            func statementsRun() async throws -> Int {
+                try await store.read("runs") { db in db.handle.statementRuns.values.reduce(0, +) }
+            }
+            let first = try await statementsRun()
+            let counting = try await statementsRun() - first
+            let standing = try await store.signInStanding(signIn)
+            #expect(standing.app == catalogue.app && standing.key == catalogue.key && standing.provider == .bound)
+            #expect(standing.serverNonceUsed == nil && standing.userSuspended == nil, "not asked, not answered")
+            let before = try await statementsRun()
+            #expect(before - first == 2 * counting, "answered from memory: not even a read transaction was begun")
+
+            // The count sees a read: the same questions with the nonce's use asked.
+            _ = try await store.signInStanding(catalogue.questions())
+            #expect(try await statementsRun() - before > counting)
+            #expect(try #require(store.inlineReaders).openedCount == 1)
+        }
+    }
+
     @Test("unknown ids are not kept, and a read that raced a catalogue write is not kept")
     func unknownAndRaced() async throws {
         try await withInlineReadingStore { store in
