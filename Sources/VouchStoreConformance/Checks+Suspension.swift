@@ -53,6 +53,32 @@ extension StoreConformance {
         }
     }
 
+    /// A suspended user's sign-in is refused without writing anything, and a used nonce outranks
+    /// the suspension (§5.4 #21 before #23): the sign-in's verification leaves both to this
+    /// transaction.
+    func suspendedSignInWritesNothing() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let used = NonceClaim.serverNonce(hash: randomBytes(), expiresAt: t0 + 600)
+            _ = try await store.createSession(newSession(app: app.id, user: "other", nonce: used))
+            _ = try await store.setSuspended(appID: app.id, userID: "mallory", suspended: true, now: t0)
+
+            await #expect(throws: StoreError.nonceAlreadyUsed) {
+                try await store.createSession(newSession(app: app.id, user: "mallory", nonce: used))
+            }
+            let freshHash = randomBytes()
+            let refused = newSession(app: app.id, user: "mallory", nonce: .serverNonce(hash: freshHash, expiresAt: t0 + 600))
+            await #expect(throws: StoreError.userSuspended) { try await store.createSession(refused) }
+            #expect(try await store.session(tokenHash: refused.tokenHash) == nil)
+            #expect(try await !store.serverNonceUsed(hash: freshHash, expiresAt: t0 + 600),
+                    "the refusal recorded no use of its nonce")
+
+            _ = try await store.setSuspended(appID: app.id, userID: "mallory", suspended: false, now: t0 + 1)
+            _ = try await store.createSession(refused)
+            #expect(try await store.session(tokenHash: refused.tokenHash) != nil, "the same nonce admits the sign-in once unsuspended")
+        }
+    }
+
     func suspendUnknownUser() async throws {
         try await withStore { store in
             let app = try await store.addApp()

@@ -62,6 +62,9 @@ public struct StoreConformance: Sendable {
     static let suspensionChecks: [Check] = [
         Check(name: "setSuspended: ends live sessions at once, unsuspend keeps them ended") { try await $0.suspensionEndsSessions() },
         Check(name: "setSuspended: unknown user gets a row, unknown app not found") { try await $0.suspendUnknownUser() },
+        Check(name: "createSession: a suspended user's sign-in writes nothing; a used nonce outranks it") {
+            try await $0.suspendedSignInWritesNothing()
+        },
         Check(name: "revokeSession(s): ends live sessions only") { try await $0.revocation() },
         Check(name: "sessionAndUser: the session with its user, read together") { try await $0.sessionAndUser() },
         Check(name: "activeSessionCount: excludes expired and ended sessions") { try await $0.activeSessionCount() },

@@ -16,7 +16,7 @@ import VouchStore
 ///
 /// What is kept is only what was found (an unknown app, key or provider costs the read every time,
 /// so made-up ids cannot fill the cache), at most `capacity` rows; reaching it empties the cache.
-/// The nonce's use and the user's suspension are never kept: each sign-in reads them.
+/// The nonce's use and the user's suspension are never kept: each sign-in's transaction decides them.
 final class CatalogueCache: Sendable {
     /// The most rows kept; 0 turns the cache off.
     let capacity: Int
@@ -101,6 +101,17 @@ final class CatalogueCache: Sendable {
                 state.bindings.insert(Binding(providerID: providerID, appID: asked.appID))
             }
             if let secret = read.registrationSecret { state.secrets[secret.applicationKey] = secret }
+        }
+    }
+
+    /// Whether the kept row of key `id` was marked as verifying within
+    /// `KeyRecord.lastVerifiedResolutionSeconds` of `now`. A kept row is never newer than the file
+    /// (it goes with any write of the key) and the mark never goes back, so a sign-in's mark
+    /// would then change nothing and need not be run. `false` when the key is not kept.
+    func holdsRecentMark(keyID id: UUID, at now: Int64) -> Bool {
+        state.withLock { state in
+            guard let marked = state.keys[id]?.lastVerifiedAt else { return false }
+            return marked > now - KeyRecord.lastVerifiedResolutionSeconds
         }
     }
 

@@ -7,16 +7,24 @@ extension SQLiteStore {
     /// BEGIN IMMEDIATE holding SQLite's write lock: of two sign-ins with one nonce, even from two
     /// processes, the second finds the first's row and fails, and a failure leaves no trace.
     public func createSession(_ session: NewSession) async throws -> UserRecord {
+        // The key's mark is asked for only when the kept key row does not show a recent one:
+        // most sign-ins with one key come within a minute of the last mark.
+        let keyToMark = session.keyID.flatMap { id in
+            catalogueCache.holdsRecentMark(keyID: id, at: session.createdAt) ? nil : id
+        }
         // A new session changes no kept one; the user's profile may change.
         let (user, markedKey) = try await transaction(
             "createSession", invalidating: .user(appID: session.appID, userID: session.userID)
         ) { db in
-            try Self.claim(session.nonce, at: session.createdAt, db)
-
             let existing = try db.rows(
                 "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
                 [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
-            if existing?.suspended == true { throw StoreError.userSuspended }
+            if existing?.suspended == true {
+                // Refused before anything is written (a refusal that wrote would make the group
+                // commit again without it); a used nonce still outranks the suspension (§5.4).
+                throw try Self.isUsed(session.nonce, at: session.createdAt, db) ? StoreError.nonceAlreadyUsed : StoreError.userSuspended
+            }
+            try Self.claim(session.nonce, at: session.createdAt, db)
 
             let user: UserRecord
             if let existing, !existing.profile.changes(with: session.profile) {
@@ -31,7 +39,7 @@ extension SQLiteStore {
                 [.bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
                  .int64(session.createdAt), .int64(session.expiresAt)])
             var markedKey = false
-            if let keyID = session.keyID {
+            if let keyID = keyToMark {
                 markedKey = try db.changes(
                     "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
                     [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)]) > 0
@@ -65,6 +73,18 @@ extension SQLiteStore {
              .optionalText(profile.avatarURL), .int64(session.createdAt)])
         guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
         return try UserRecord(row: row)
+    }
+
+    /// Whether `claim` would refuse the nonce, without recording anything.
+    private static func isUsed(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws -> Bool {
+        switch nonce {
+        case .serverNonce(let hash, let expiresAt):
+            try !db.rows("SELECT 1 FROM used_server_nonces WHERE expires_at = ? AND hash = ?",
+                         [.int64(expiresAt), .bytes(hash)]).isEmpty
+        case .registrationNonce(let appID, let nonce, _):
+            try !db.rows("SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
+                         [.uuid(appID), .text(nonce), .int64(now)]).isEmpty
+        }
     }
 
     /// Records the nonce's use, or throws `.nonceAlreadyUsed`. A registration nonce whose previous

@@ -103,6 +103,38 @@ struct CatalogueCacheTests {
         }
     }
 
+    @Test("a sign-in runs no mark of its key while the kept row shows a recent one, and marks it once that has aged")
+    func keyMarkSkipped() async throws {
+        try await withTemporaryDirectory { directory in
+            // One connection for everything, so that the writer's own statements are counted.
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), readConnection: .never)
+            try await closing(store) { store in
+                let catalogue = try await Self.keptCatalogue(store)
+                func marksRun() async throws -> Int {
+                    try await store.read("runs") { db in
+                        db.handle.statementRuns.filter { $0.key.hasPrefix("UPDATE provider_keys SET last_verified_at") }.values.reduce(0, +)
+                    }
+                }
+                func signIn(_ user: String, at time: Int64) async throws {
+                    _ = try await store.createSession(newSession(app: catalogue.app.id, user: user, createdAt: time, keyID: catalogue.key.id))
+                    _ = try await store.signInStanding(catalogue.questions())  // keeps the key again if the mark dropped it
+                }
+                try await signIn("alice", at: t0)
+                #expect(try await marksRun() == 1, "never marked: asked for")
+                #expect(try await store.key(id: catalogue.key.id)?.lastVerifiedAt == t0)
+
+                let resolution = KeyRecord.lastVerifiedResolutionSeconds
+                try await signIn("bob", at: t0 + 1)
+                try await signIn("carol", at: t0 + resolution - 1)
+                #expect(try await marksRun() == 1, "the kept row shows a mark within the resolution: not asked for")
+
+                try await signIn("dave", at: t0 + resolution)
+                #expect(try await marksRun() == 2)
+                #expect(try await store.key(id: catalogue.key.id)?.lastVerifiedAt == t0 + resolution)
+            }
+        }
+    }
+
     @Test("a sign-in whose catalogue rows are all kept reads nothing from the file")
     func keptCatalogueReadsNothing() async throws {
         try await withInlineReadingStore { store in
