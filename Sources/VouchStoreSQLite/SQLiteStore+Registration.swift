@@ -44,18 +44,13 @@ extension SQLiteStore {
     /// A nonce still counts as seen during its `expiresAt` second; it is free from the next one on.
     public func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await read("registrationNonceSeen") { db in
-            let rows = try db.rows(
-                "SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
-                [.uuid(appID), .text(nonce), .int64(now)])
-            return !rows.isEmpty
+            try SQLiteNonceUse.registrationNonceSeen(appID: appID, nonce: nonce, now: now, db)
         }
     }
 
     public func serverNonceUsed(hash: [UInt8], expiresAt: Int64) async throws -> Bool {
         try await read("serverNonceUsed") { db in
-            let rows = try db.rows("SELECT 1 FROM used_server_nonces WHERE expires_at = ? AND hash = ?",
-                                   [.int64(expiresAt), .bytes(hash)])
-            return !rows.isEmpty
+            try SQLiteNonceUse.serverNonceUsed(hash: hash, expiresAt: expiresAt, db)
         }
     }
 }

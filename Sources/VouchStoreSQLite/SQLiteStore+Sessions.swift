@@ -79,11 +79,9 @@ extension SQLiteStore {
     private static func isUsed(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws -> Bool {
         switch nonce {
         case .serverNonce(let hash, let expiresAt):
-            try !db.rows("SELECT 1 FROM used_server_nonces WHERE expires_at = ? AND hash = ?",
-                         [.int64(expiresAt), .bytes(hash)]).isEmpty
+            try SQLiteNonceUse.serverNonceUsed(hash: hash, expiresAt: expiresAt, db)
         case .registrationNonce(let appID, let nonce, _):
-            try !db.rows("SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
-                         [.uuid(appID), .text(nonce), .int64(now)]).isEmpty
+            try SQLiteNonceUse.registrationNonceSeen(appID: appID, nonce: nonce, now: now, db)
         }
     }
 

@@ -35,14 +35,11 @@ extension SQLiteStore {
                 standing.provider = try row?.bool("bound") == true ? .bound : (try row?.bool("known") == true ? .notBound : .unknown)
             }
             if let nonce = questions.serverNonce {
-                standing.serverNonceUsed = try !db.rows(
-                    "SELECT 1 FROM used_server_nonces WHERE expires_at = ? AND hash = ?",
-                    [.int64(nonce.expiresAt), .bytes(nonce.hash)]).isEmpty
+                standing.serverNonceUsed = try SQLiteNonceUse.serverNonceUsed(hash: nonce.hash, expiresAt: nonce.expiresAt, db)
             }
             if let nonce = questions.registrationNonce {
-                standing.registrationNonceSeen = try !db.rows(
-                    "SELECT 1 FROM registration_nonces WHERE app_id = ? AND nonce = ? AND expires_at >= ?",
-                    [.uuid(questions.registrationNonceAppID ?? questions.appID), .text(nonce), .int64(questions.now)]).isEmpty
+                standing.registrationNonceSeen = try SQLiteNonceUse.registrationNonceSeen(
+                    appID: questions.registrationNonceAppID ?? questions.appID, nonce: nonce, now: questions.now, db)
             }
             if let userID = questions.userID {
                 standing.userSuspended = try db.rows(
