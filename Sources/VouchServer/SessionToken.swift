@@ -1,41 +1,60 @@
 import Crypto
+import Foundation
 import VouchTokens
 
-/// Session tokens: the second they were made (8 bytes, big-endian Unix seconds) and 256 bits from
-/// the system CSPRNG, base64url; the store keeps only a key made of that second and the token's
-/// SHA-256.
+/// Session tokens: the microsecond they were made (8 bytes, big-endian microseconds since the Unix
+/// epoch) and 256 bits from the system CSPRNG, base64url; the store keeps only a key made of that
+/// stamp and the token's SHA-256.
 ///
 /// Looking a session up by the hash of the presented token means the database never holds a
 /// usable token, and the lookup's timing depends on the hash, not on how many leading characters
-/// of a real token an attacker guessed. The leading second is what makes sign-ins cheap to
-/// store: keys by hash alone land on a random page of the session table each (every one of them
-/// written to the WAL, and again at the checkpoint), while keys that start with their second are
-/// appended where the last ones went. It tells a token's holder nothing they did not know.
-/// Tokens made before it (256 random bits, no second) are still found, under their bare hash.
+/// of a real token an attacker guessed. The leading stamp is what makes sign-ins cheap to store:
+/// keys that start with it are appended where the last ones went, in the session table and in its
+/// expiry index (whose entries end with the key). A key by hash alone lands on a random page of
+/// the whole table; a key that led with the second alone (tokens made on 2026-11-24 and 25) still
+/// lands on a random page among that second's, hundreds of them under a sign-in storm, and splits
+/// them: a commit of twenty sign-ins wrote some fifty pages to the WAL for the two (measured in
+/// docs/PERFORMANCE.md). The stamp tells a token's holder nothing they did not know.
+///
+/// The store reads the leading eight bytes as bytes, never as a time, so tokens of every earlier
+/// layout are still found: those that led with their second under that second and their hash
+/// (they sort before every stamp in microseconds), those with no stamp under their bare hash.
 enum SessionToken {
-    private static let secondCount = 8
+    private static let stampCount = 8
     private static let randomCount = 32
 
-    static func generate(now: Int64) -> (token: String, key: [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: secondCount + randomCount) { bytes in
-            withUnsafeBytes(of: UInt64(bitPattern: now).bigEndian) { second in
-                for index in 0..<secondCount { bytes[index] = second[index] }
+    /// A new token and its store key. `now` is the server clock's second (a test's clock may be
+    /// anywhere); the microsecond within it comes from the machine's clock, so that tokens made
+    /// within one second are ordered too. Only the order matters, and only for where the key lands.
+    static func generate(now: Int64, microsecond: Int64 = currentMicrosecondWithinSecond()) -> (token: String, key: [UInt8]) {
+        let (scaled, overflow) = now.multipliedReportingOverflow(by: 1_000_000)
+        let stamp = overflow ? (now > 0 ? UInt64.max : 0) : UInt64(clamping: Saturating.add(scaled, microsecond))
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stampCount + randomCount) { bytes in
+            withUnsafeBytes(of: stamp.bigEndian) { stampBytes in
+                for index in 0..<stampCount { bytes[index] = stampBytes[index] }
             }
-            SecureRandom.fill(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: bytes[secondCount...])))
+            SecureRandom.fill(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: bytes[stampCount...])))
             let token = Base64URL.encode(UnsafeBufferPointer(bytes))
-            return (token, key(second: UnsafeBufferPointer(rebasing: bytes[..<secondCount]), token: token))
+            return (token, key(stamp: UnsafeBufferPointer(rebasing: bytes[..<stampCount]), token: token))
         }
     }
 
-    /// The key a token's session is stored under: its second and its SHA-256, or its SHA-256
-    /// alone for a token without a second. Whatever is presented, only a real token's hash
-    /// matches a stored key.
+    /// 0…999 999: the machine's wall clock below the second.
+    static func currentMicrosecondWithinSecond() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_nsec / 1000)
+    }
+
+    /// The key a token's session is stored under: its stamp and its SHA-256, or its SHA-256
+    /// alone for a token without one. Whatever is presented, only a real token's hash matches a
+    /// stored key.
     static func storageKey(_ token: String) -> [UInt8] {
         var token = token
         return token.withUTF8 { utf8 in
-            guard utf8.count == timedTokenLength,
+            guard utf8.count == stampedTokenLength,
                   let key = Base64URL.withDecodedCanonical(utf8, { bytes in
-                      bytes.count == secondCount + randomCount ? key(second: UnsafeBufferPointer(rebasing: bytes[..<secondCount]), utf8: utf8) : nil
+                      bytes.count == stampCount + randomCount ? key(stamp: UnsafeBufferPointer(rebasing: bytes[..<stampCount]), utf8: utf8) : nil
                   }) ?? nil else {
                 return Array(SHA256.hash(data: UnsafeRawBufferPointer(utf8)))
             }
@@ -43,19 +62,19 @@ enum SessionToken {
         }
     }
 
-    private static func key(second: UnsafeBufferPointer<UInt8>, token: String) -> [UInt8] {
+    private static func key(stamp: UnsafeBufferPointer<UInt8>, token: String) -> [UInt8] {
         var token = token
-        return token.withUTF8 { key(second: second, utf8: $0) }
+        return token.withUTF8 { key(stamp: stamp, utf8: $0) }
     }
 
-    private static func key(second: UnsafeBufferPointer<UInt8>, utf8: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    private static func key(stamp: UnsafeBufferPointer<UInt8>, utf8: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var key = [UInt8]()
-        key.reserveCapacity(second.count + SHA256.byteCount)
-        key.append(contentsOf: second)
+        key.reserveCapacity(stamp.count + SHA256.byteCount)
+        key.append(contentsOf: stamp)
         SHA256.hash(data: UnsafeRawBufferPointer(utf8)).withUnsafeBytes { key.append(contentsOf: $0) }
         return key
     }
 
     /// Unpadded base64url of 40 bytes.
-    private static let timedTokenLength = ((secondCount + randomCount) * 4 + 2) / 3
+    private static let stampedTokenLength = ((stampCount + randomCount) * 4 + 2) / 3
 }
