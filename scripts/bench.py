@@ -25,8 +25,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+
+import wal_pages
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -56,6 +59,52 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def thread_times(pid):
+    """Per thread of a process: (name, user seconds, system seconds, context switches), by tid."""
+    threads = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return threads
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as handle:
+                head, tail = handle.read().rsplit(")", 1)
+            with open(f"/proc/{pid}/task/{tid}/status") as handle:
+                switches = sum(int(line.split()[1]) for line in handle
+                               if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+        except (OSError, ValueError, IndexError):
+            continue
+        fields = tail.split()
+        threads[tid] = (head.split("(", 1)[1], int(fields[11]) / TICKS, int(fields[12]) / TICKS, switches)
+    return threads
+
+
+def thread_kind(name):
+    """Which part of the server a thread is, by the name its runtime gives it."""
+    if name.startswith("NIO-"):
+        return "event loops"
+    if "overcommit" in name:
+        return "dispatch queues (SQLite writer, checkpointer)"
+    if "default-qos" in name:
+        return "Swift concurrency pool"
+    return "other"
+
+
+def cpu_by_thread_kind(before, after, served):
+    """µs of user and system CPU, and context switches, per served request, by kind of thread. A
+    thread started in between counts from zero; one that ended in between is missing (libdispatch
+    ends idle threads after a few seconds, not under load)."""
+    kinds = {}
+    for tid, (name, user, system, switches) in after.items():
+        _, user0, system0, switches0 = before.get(tid, (name, 0.0, 0.0, 0))
+        entry = kinds.setdefault(thread_kind(name), [0.0, 0.0, 0])
+        entry[0] += (user - user0) / max(served, 1) * 1e6
+        entry[1] += (system - system0) / max(served, 1) * 1e6
+        entry[2] += switches - switches0
+    return {kind: (user, system, switches / max(served, 1)) for kind, (user, system, switches) in kinds.items()}
 
 
 def disk_bytes(pid):
@@ -145,11 +194,18 @@ def stop_profile(recorder):
         recorder.wait(timeout=60)
 
 
-def measure(name, pids, targets, seconds, connections, with_database=False, **kwargs):
+def measure(name, pids, targets, seconds, connections, with_database=False, wal_sample=None, **kwargs):
     """Runs one wrk per target at once, a target being a URL or a (URL, environment) pair, with the
-    connections split between them; server CPU is summed over `pids`."""
+    connections split between them; server CPU is summed over `pids`. With `wal_sample` (a
+    (WAL file, copy) pair), the WAL is copied halfway through: what the commits under this load
+    write (`wal_pages.py`)."""
     targets = [target if isinstance(target, tuple) else (target, None) for target in targets]
+    sampler = None
+    if wal_sample is not None:
+        sampler = threading.Timer(seconds / 2, lambda: shutil.copyfile(*wal_sample) if os.path.exists(wal_sample[0]) else None)
+        sampler.start()
     recorder = start_profile(name, pids)
+    threads_before = {pid: thread_times(pid) for pid in pids}
     before = sum(cpu_seconds(pid) for pid in pids)
     disk_before = sum(disk_bytes(pid) for pid in pids)
     database_before = database_cpu_seconds() if with_database else {}
@@ -162,6 +218,8 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
             sys.exit(f"wrk failed for {name}")
         parts.append(parse_wrk(output))
     stop_profile(recorder)
+    if sampler is not None:
+        sampler.join()
     result = {"name": name}
     for key in ("requests", "non2xx"):
         result[key] = sum(part[key] for part in parts)
@@ -174,10 +232,34 @@ def measure(name, pids, targets, seconds, connections, with_database=False, **kw
     served = result.get("created", result["requests"] - result["non2xx"])
     result["served"] = served
     result["cpu_us"] = (sum(cpu_seconds(pid) for pid in pids) - before) / max(served, 1) * 1e6
+    result["threads"] = {}
+    for pid in pids:
+        for kind, (user, system, switches) in cpu_by_thread_kind(threads_before[pid], thread_times(pid), served).items():
+            total = result["threads"].setdefault(kind, [0.0, 0.0, 0.0])
+            total[0] += user
+            total[1] += system
+            total[2] += switches
     result["disk_kib"] = (sum(disk_bytes(pid) for pid in pids) - disk_before) / max(served, 1) / 1024
     result["db_cpu_us"] = database_cpu_since(database_before) / max(served, 1) * 1e6 if with_database else None
     result["served_rps"] = served / seconds
     return result
+
+
+def wal_report(wal_path, database_path):
+    """One line: the WAL frames a commit wrote during the sign-ins, and the B-trees they belong to."""
+    if not os.path.exists(wal_path):
+        return "no WAL copied"
+    with open(wal_path, "rb") as handle:
+        commits, _ = wal_pages.commits_in(handle.read())
+    if not commits:
+        return "no committed frames in the copy"
+    try:
+        by_tree = wal_pages.frames_by_tree(commits, database_path)
+    except Exception as error:  # sqlite3 without dbstat, say: the figure is a diagnosis, not a result
+        return f"{len(commits)} commits copied, pages not named ({error})"
+    frames = sum(len(commit) for commit in commits) / len(commits)
+    parts = ", ".join(f"{name} {count / len(commits):.1f}" for name, count in by_tree.most_common(5))
+    return f"{frames:.1f} WAL frames a commit over {len(commits)} commits ({parts})"
 
 
 def resident_mb(pid):
@@ -311,6 +393,8 @@ def main():
 
     rounds = max(1, arguments.rounds)
     all_rounds = []
+    wal_samples = []
+    wal_reports = []
     scratch = tempfile.mkdtemp(prefix="vouch-bench-")
     processes = []
     try:
@@ -374,9 +458,13 @@ def main():
                                script=os.path.join(HERE, "bench", "post_nonces.lua"))]
             results.append(measure("vouch POST /nonces", pids, [b + "/nonces" for b in bases], seconds, connections,
                                    with_database, script=os.path.join(HERE, "bench", "post_nonces.lua")))
+            wal_copy = None if arguments.database else os.path.join(scratch, f"sign-in-{round_index}.sqlite-wal")
             results.append(measure("vouch durable sign-in", pids,
                                    [(base + "/sessions", {"SIGNINS": path}) for base, path in zip(bases, shares)],
-                                   seconds, connections, with_database, script=os.path.join(HERE, "bench", "signins.lua")))
+                                   seconds, connections, with_database, script=os.path.join(HERE, "bench", "signins.lua"),
+                                   wal_sample=None if wal_copy is None else (os.path.join(scratch, "data-0", "vouch.sqlite-wal"), wal_copy)))
+            if wal_copy is not None:
+                wal_samples.append(wal_copy)
             results.append(measure("vouch GET /users/me", pids, [b + "/users/me" for b in bases], seconds, connections,
                                    with_database, headers=[f"Authorization: Bearer {session}"]))
             all_rounds.append(results)
@@ -386,6 +474,8 @@ def main():
             server.send_signal(signal.SIGTERM)
         for server in servers:
             server.wait(timeout=30)
+        for sample in wal_samples:
+            wal_reports.append(wal_report(sample, os.path.join(scratch, "data-0", "vouch.sqlite")))
     finally:
         for process in processes:
             if process.poll() is None:
@@ -396,6 +486,8 @@ def main():
         print_results(f"== results" + (f", round {round_index + 1} of {rounds}" if rounds > 1 else ""), results, rsa_us)
     if rounds > 1:
         print_medians(all_rounds, rsa_us)
+    for round_index, report in enumerate(wal_reports):
+        print(f"== sign-in commits halfway through" + (f" round {round_index + 1}" if len(wal_reports) > 1 else "") + f": {report}")
     print(f"one RSA-2048 verify (openssl) = {rsa_us:.1f} µs")
 
 
@@ -414,6 +506,12 @@ def print_results(title, results, rsa_us):
               f"{result['p99_ms']:7.2f} {result['cpu_us'] / floor['cpu_us']:10.2f} "
               f"{result['served_rps'] / floor['served_rps']:11.3f} {result['cpu_us'] / rsa_us:12.2f} "
               f"{result.get('disk_kib', 0):12.2f}")
+    print("where the server's CPU went, µs a request (user + system; context switches a request), by thread:")
+    for result in results:
+        if result.get("threads"):
+            parts = "; ".join(f"{kind} {user:.1f} + {system:.1f} ({switches:.2f})"
+                              for kind, (user, system, switches) in sorted(result["threads"].items()))
+            print(f"  {result['name']}: {parts}")
     for result in results:
         problems = []
         if result.get("refused"):
