@@ -20,15 +20,13 @@ import VouchTokens
 /// layout are still found: those that led with their second under that second and their hash
 /// (they sort before every stamp in microseconds), those with no stamp under their bare hash.
 enum SessionToken {
-    private static let stampCount = 8
+    private static let stampCount = MicrosecondStamp.byteCount
     private static let randomCount = 32
 
-    /// A new token and its store key. `now` is the server clock's second (a test's clock may be
-    /// anywhere); the microsecond within it comes from the machine's clock, so that tokens made
-    /// within one second are ordered too. Only the order matters, and only for where the key lands.
-    static func generate(now: Int64, microsecond: Int64 = currentMicrosecondWithinSecond()) -> (token: String, key: [UInt8]) {
-        let (scaled, overflow) = now.multipliedReportingOverflow(by: 1_000_000)
-        let stamp = overflow ? (now > 0 ? UInt64.max : 0) : UInt64(clamping: Saturating.add(scaled, microsecond))
+    /// A new token and its store key, stamped `now` (the server clock's second) and `microsecond`
+    /// (see `MicrosecondStamp`).
+    static func generate(now: Int64, microsecond: Int64 = MicrosecondStamp.currentMicrosecondWithinSecond()) -> (token: String, key: [UInt8]) {
+        let stamp = MicrosecondStamp.make(now: now, microsecond: microsecond)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stampCount + randomCount) { bytes in
             withUnsafeBytes(of: stamp.bigEndian) { stampBytes in
                 for index in 0..<stampCount { bytes[index] = stampBytes[index] }
@@ -37,13 +35,6 @@ enum SessionToken {
             let token = Base64URL.encode(UnsafeBufferPointer(bytes))
             return (token, key(stamp: UnsafeBufferPointer(rebasing: bytes[..<stampCount]), token: token))
         }
-    }
-
-    /// 0…999 999: the machine's wall clock below the second.
-    static func currentMicrosecondWithinSecond() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_nsec / 1000)
     }
 
     /// The key a token's session is stored under: its stamp and its SHA-256, or its SHA-256

@@ -43,7 +43,7 @@ struct SessionTokenTests {
         #expect(oldKey == Array(secondLed[..<8]) + Array(SHA256.hash(data: Array(oldToken.utf8))))
         #expect(oldKey.lexicographicallyPrecedes(try #require(keys.first)))
         // The machine's microsecond is within its second, and clocks far off do not trap.
-        #expect((0..<1_000_000).contains(SessionToken.currentMicrosecondWithinSecond()))
+        #expect((0..<1_000_000).contains(MicrosecondStamp.currentMicrosecondWithinSecond()))
         #expect(SessionToken.generate(now: .max).key.prefix(8).allSatisfy { $0 == 0xFF })
         #expect(SessionToken.generate(now: -1).key.prefix(8).allSatisfy { $0 == 0 })
     }
