@@ -2,11 +2,12 @@ import Foundation
 
 /// The microsecond something was made, as eight big-endian bytes that lead a key: keys made one
 /// after another then sort one after another, and a B-tree appends them where the last ones went
-/// instead of on a random page (session tokens, server nonces; docs/PERFORMANCE.md).
+/// instead of on a random page (session tokens; docs/PERFORMANCE.md, "2026-11-25, night").
 ///
 /// The second is the server clock's (a test's clock may be anywhere); the microsecond within it is
 /// the machine's, so that what is made within one second is ordered too. Only the order matters,
-/// and only for where a key lands: nothing reads a stamp back as a time.
+/// and only for where a key lands: nothing reads a stamp back as a time, so a clock that steps
+/// back puts a few keys out of place and nothing worse.
 enum MicrosecondStamp {
     /// `now` seconds and `microsecond` (0…999 999) as microseconds since the Unix epoch, clamped to
     /// 0…UInt64.max for clocks far off.
