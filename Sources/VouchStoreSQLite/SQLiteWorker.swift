@@ -35,6 +35,9 @@ final class SQLiteWorker: Sendable {
     /// Whether an operation is queued or running on the connection right now.
     var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
 
+    /// Writes waiting for their group to be taken (for tests).
+    var waitingOperations: Int { waiting.withLock { $0.count } }
+
     /// Group commits carried out so far.
     var committedGroups: Int { groups.load(ordering: .relaxed) }
     /// Of those, the ones held back for more operations to join.
@@ -82,26 +85,47 @@ final class SQLiteWorker: Sendable {
                     }
                 })
             inFlight.add(1, ordering: .relaxed)
-            waiting.withLock { $0.append(operation) }
-            queue.async { self.commitWaiting() }
+            // One commit is scheduled for everything that waits: the first write to find the
+            // list empty schedules it, and the ones that join before it takes them ride along
+            // (a block per write made a storm's group enqueue a dozen blocks that found nothing).
+            let isFirst = waiting.withLock { waiting -> Bool in
+                waiting.append(operation)
+                return waiting.count == 1
+            }
+            if isFirst { queue.async { self.commitWaiting() } }
         }
     }
 
-    /// On the queue: every operation waiting now (up to the group size), in one transaction.
+    /// On the queue: the operations waiting now, in groups of up to `maximumGroupSize`, each in one
+    /// transaction (`commitGroup`).
+    ///
+    /// Runs once for every time the list went from empty to not: it commits groups until it has
+    /// taken a group that left nothing behind, so operations beyond one group's size are committed
+    /// here too (nobody scheduled anything for them) and still before anything queued after them,
+    /// such as `close`. Operations that arrive after the last take find the list empty and
+    /// schedule the next run.
+    private func commitWaiting() {
+        gather()
+        while true {
+            let (group, leftOver) = waiting.withLock { waiting -> ([GroupedOperation], Bool) in
+                let taken = Array(waiting.prefix(Self.maximumGroupSize))
+                waiting.removeFirst(taken.count)
+                return (taken, !waiting.isEmpty)
+            }
+            guard !group.isEmpty else { return }
+            commitGroup(group)
+            guard leftOver else { return }
+        }
+    }
+
+    /// One group in one transaction.
     ///
     /// Each operation runs bare first. One that fails having written nothing (a used nonce: its
     /// insert did nothing, and a failed statement undoes itself) needs nothing undone; one that
-    /// fails after a write (a suspended user, found once the nonce is recorded) sends the whole
-    /// group, rolled back, through `commitWithSavepoints`, where each operation runs in a
-    /// savepoint of its own. The common group thus pays no savepoints.
-    private func commitWaiting() {
-        gather()
-        let group = waiting.withLock { waiting -> [GroupedOperation] in
-            let taken = Array(waiting.prefix(Self.maximumGroupSize))
-            waiting.removeFirst(taken.count)
-            return taken
-        }
-        guard !group.isEmpty else { return }
+    /// fails after a write sends the whole group, rolled back, through `commitWithSavepoints`,
+    /// where each operation runs in a savepoint of its own. The common group thus pays no
+    /// savepoints.
+    private func commitGroup(_ group: [GroupedOperation]) {
         let db = SQLiteRunner(handle: connection.handle)
         guard begin(group, db) else { return }
         var failures: [(any Error)?] = []
