@@ -12,14 +12,31 @@ struct GroupGatheringTests {
         try await store.transaction("insert \(x)") { db in try db.execute("INSERT INTO t (x) VALUES (?)", [.int64(Int64(x))]) }
     }
 
+    /// The writer's queue held by a block that waits on `gate`; returns once that block runs, so
+    /// that whatever is queued next waits behind it however busy the machine is.
+    private static func holdQueue(_ worker: SQLiteWorker, until gate: DispatchSemaphore) async throws -> Task<Void, any Error> {
+        let running = DispatchSemaphore(value: 0)
+        let held = Task { try await worker.run { _ in running.signal(); gate.wait() } }
+        while running.wait(timeout: .now()) != .success {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return held
+    }
+
+    /// Waits until `count` writes are in the writer's list.
+    private static func waitUntilWaiting(_ worker: SQLiteWorker, _ count: Int) async throws {
+        while worker.waitingOperations < count {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Two writes queued while the queue is held, so that they are committed as one group.
     private static func groupOfTwo(_ store: SQLiteStore, _ first: Int, _ second: Int) async throws {
         let gate = DispatchSemaphore(value: 0)
-        let held = Task { try await store.worker.run { _ in gate.wait() } }
-        try await Task.sleep(for: .milliseconds(50))
+        let held = try await holdQueue(store.worker, until: gate)
         async let one: Void = insert(store, first)
         async let two: Void = insert(store, second)
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntilWaiting(store.worker, 2)
         gate.signal()
         try await held.value
         _ = try await (one, two)
@@ -51,6 +68,7 @@ struct GroupGatheringTests {
 
             // Now a write alone is held back until two more join it: one group of three.
             async let fourth: Void = Self.insert(store, 4)
+            try await Self.waitUntilWaiting(worker, 1)
             try await Task.sleep(for: .milliseconds(100))
             async let fifth: Void = Self.insert(store, 5)
             async let sixth: Void = Self.insert(store, 6)
@@ -85,8 +103,7 @@ struct GroupGatheringTests {
             // The queue is held while every write joins the list: only the first of them
             // schedules a commit, so that one commit has to take them all.
             let gate = DispatchSemaphore(value: 0)
-            let held = Task { try await worker.run { _ in gate.wait() } }
-            try await Task.sleep(for: .milliseconds(50))
+            let held = try await Self.holdQueue(worker, until: gate)
             let writes = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for x in 0..<count {
@@ -99,12 +116,10 @@ struct GroupGatheringTests {
                     try await group.waitForAll()
                 }
             }
-            while worker.waitingOperations < count {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            // Queued after every write: it must find them all committed.
+            try await Self.waitUntilWaiting(worker, count)
+            // Queued after every write (and so after the one commit they scheduled): it must find
+            // them all committed, whenever it gets to run.
             async let seen = worker.run { db in try db.rows("SELECT count(*) AS n FROM t").first?.int64("n") }
-            try await Task.sleep(for: .milliseconds(50))
             gate.signal()
             try await held.value
             let rows = try await seen
