@@ -54,11 +54,18 @@ def wait_for(url, process, timeout=60):
     sys.exit(f"{url} did not answer within {timeout} s")
 
 
+def stat_times(path):
+    """(name, user seconds, system seconds) from a /proc stat file, a process's or a thread's."""
+    with open(path) as handle:
+        head, tail = handle.read().rsplit(")", 1)
+    fields = tail.split()
+    return head.split("(", 1)[1], int(fields[11]) / TICKS, int(fields[12]) / TICKS
+
+
 def cpu_seconds(pid):
     """utime + stime of a process, in seconds."""
-    with open(f"/proc/{pid}/stat") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    _, user, system = stat_times(f"/proc/{pid}/stat")
+    return user + system
 
 
 def thread_times(pid):
@@ -70,15 +77,13 @@ def thread_times(pid):
         return threads
     for tid in tids:
         try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as handle:
-                head, tail = handle.read().rsplit(")", 1)
+            name, user, system = stat_times(f"/proc/{pid}/task/{tid}/stat")
             with open(f"/proc/{pid}/task/{tid}/status") as handle:
                 switches = sum(int(line.split()[1]) for line in handle
                                if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
         except (OSError, ValueError, IndexError):
             continue
-        fields = tail.split()
-        threads[tid] = (head.split("(", 1)[1], int(fields[11]) / TICKS, int(fields[12]) / TICKS, switches)
+        threads[tid] = (name, user, system, switches)
     return threads
 
 
