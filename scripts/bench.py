@@ -35,6 +35,37 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def start_bare(bench, options, processes):
+    """Starts `vouch-benchmark bare` on a free port with `options`; returns it and its base URL."""
+    port = free_port()
+    bare = subprocess.Popen([bench, "bare", "--port", str(port)] + options, stdout=subprocess.DEVNULL)
+    processes.append(bare)
+    deadline = time.time() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return bare, f"http://127.0.0.1:{port}"
+        except OSError:
+            if bare.poll() is not None or time.time() > deadline:
+                sys.exit("the bare app did not start")
+            time.sleep(0.1)
+
+
+def measure_sign_in_floor(bench, prepared, seconds, connections, processes):
+    """The bare app's sign-in floor (BareApp.swift: the body read, one RS256 verify, no rules, no
+    store) on this round's tokens, under the same load as Vouch's sign-ins. It keeps no record of
+    a token, so wrk cycles through them rather than running out. A process of its own, started
+    with this round's key and stopped after, so that the nonce floor's process is left as it was."""
+    floor, base = start_bare(bench, ["--public-key", os.path.join(prepared, "public-key.pem")], processes)
+    try:
+        return measure("bare RS256 sign-in floor", [floor.pid],
+                       [(base + "/sessions", {"SIGNINS": os.path.join(prepared, "signins.jsonl"), "CYCLE": "1"})],
+                       seconds, connections, script=os.path.join(HERE, "bench", "signins.lua"))
+    finally:
+        floor.send_signal(signal.SIGTERM)
+        floor.wait(timeout=30)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -404,19 +435,7 @@ def main():
     processes = []
     try:
         print(f"== floor: bare Hummingbird app, wrk -c {connections} for {seconds} s")
-        port = free_port()
-        bare = subprocess.Popen([bench, "bare", "--port", str(port)], stdout=subprocess.DEVNULL)
-        processes.append(bare)
-        bare_base = f"http://127.0.0.1:{port}"
-        deadline = time.time() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline:
-                    sys.exit("the bare app did not start")
-                time.sleep(0.1)
+        bare, bare_base = start_bare(bench, [], processes)
 
         storage = "PostgreSQL" if arguments.database else "SQLite, synchronous=FULL"
         print(f"== {arguments.instances} × vouch serve ({os.path.basename(os.path.normpath(arguments.bin))} build, "
@@ -461,6 +480,7 @@ def main():
                 shares.append(path)
             results = [measure("bare app POST /nonces", [bare.pid], [bare_base + "/nonces"], seconds, connections,
                                script=os.path.join(HERE, "bench", "post_nonces.lua"))]
+            results.append(measure_sign_in_floor(bench, prepared, seconds, connections, processes))
             results.append(measure("vouch POST /nonces", pids, [b + "/nonces" for b in bases], seconds, connections,
                                    with_database, script=os.path.join(HERE, "bench", "post_nonces.lua")))
             wal_copy = None if arguments.database else os.path.join(scratch, f"sign-in-{round_index}.sqlite-wal")
@@ -511,6 +531,10 @@ def print_results(title, results, rsa_us):
               f"{result['p99_ms']:7.2f} {result['cpu_us'] / floor['cpu_us']:10.2f} "
               f"{result['served_rps'] / floor['served_rps']:11.3f} {result['cpu_us'] / rsa_us:12.2f} "
               f"{result.get('disk_kib', 0):12.2f}")
+    beyond = beyond_sign_in_floor(results)
+    if beyond is not None:
+        print(f"vouch durable sign-in beyond the bare sign-in floor: {beyond * floor['cpu_us']:.1f} µs a sign-in "
+              f"({beyond:.2f} × bare): Vouch's rules, its store and the durable write")
     print("where the server's CPU went, µs a request (user + system; context switches a request), by thread:")
     for result in results:
         if result.get("threads"):
@@ -529,6 +553,16 @@ def print_results(title, results, rsa_us):
             problems.append(f"socket errors: {result['socket_errors']}")
         if problems:
             print(f"warning: {result['name']}: " + "; ".join(problems))
+
+
+def beyond_sign_in_floor(results):
+    """What Vouch's sign-in costs beyond the bare app's sign-in floor, in units of the bare request
+    (None when the round has no floor)."""
+    rows = {result["name"]: result for result in results}
+    floor, vouch = rows.get("bare RS256 sign-in floor"), rows.get("vouch durable sign-in")
+    if floor is None or vouch is None:
+        return None
+    return (vouch["cpu_us"] - floor["cpu_us"]) / results[0]["cpu_us"]
 
 
 def print_medians(all_rounds, rsa_us):
@@ -550,6 +584,9 @@ def print_medians(all_rounds, rsa_us):
               f"{median([s['served_rps'] / f['served_rps'] for s, f in zip(samples, floors)]):11.3f} "
               f"{median([s['cpu_us'] for s in samples]) / rsa_us:12.2f} "
               f"{median([s.get('disk_kib', 0) for s in samples]):12.2f}")
+    beyond = [value for value in (beyond_sign_in_floor(results) for results in all_rounds) if value is not None]
+    if beyond:
+        print(f"vouch durable sign-in beyond the bare sign-in floor: {statistics.median(beyond):.2f} × bare in the median")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ struct BenchmarkAPI: Sendable {
     struct World: Sendable {
         let appID: String
         let minter: LayerTokenMinter
+        /// The provider key's public half, for the bare app's sign-in floor.
+        let publicKeyPEM: String
     }
 
     let base: String
@@ -25,10 +27,11 @@ struct BenchmarkAPI: Sendable {
         let bare = { (id: String) in String(id.split(separator: "/").last ?? "") }
         _ = try await call(.PUT, "/admin/providers/\(bare(providerID))/apps/\(bare(appID))", nil, admin: true, expect: 204)
         let key = try await call(.POST, "/admin/providers/\(bare(providerID))/keys", #"{"generate":true}"#, admin: true, expect: 201)
+        let privateKey = try RSAKeyPair.privateKey(pem: try field(key, "private_key"))
         let minter = try LayerTokenMinter(
-            privateKeyPEM: try field(key, "private_key"), providerID: LayerID.parseProvider(providerID) ?? UUID(),
+            privateKey: privateKey, providerID: LayerID.parseProvider(providerID) ?? UUID(),
             keyID: LayerID.parseKey(try field(key, "id")) ?? UUID())
-        return World(appID: appID, minter: minter)
+        return World(appID: appID, minter: minter, publicKeyPEM: RSAKeyPair(privateKey: privateKey).publicKeyPEM)
     }
 
     func nonce() async throws -> String {

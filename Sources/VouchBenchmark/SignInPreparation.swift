@@ -3,7 +3,8 @@ import VouchTokens
 
 /// Sets up a running `vouch serve` for wrk: an app, a provider bound to it, a generated key, then
 /// `count` sign-in bodies, each with its own nonce and token (a token signs in once), written one
-/// per line to `signins.jsonl`, and one live session token in `session.txt`. Minting runs on
+/// per line to `signins.jsonl`, one live session token in `session.txt`, and the key's public half
+/// in `public-key.pem` (for the bare app's sign-in floor). Minting runs on
 /// every core: it is the app backend's work, not the server's, and happens before the clock runs.
 struct SignInPreparation {
     let api: BenchmarkAPI
@@ -17,6 +18,7 @@ struct SignInPreparation {
         let world = try await api.setUp(sessionTTL: sessionTTL)
         let session = try await api.signIn(world)
         try Data(session.utf8).write(to: directory.appendingPathComponent("session.txt"))
+        try Data(world.publicKeyPEM.utf8).write(to: directory.appendingPathComponent("public-key.pem"))
 
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let lines = try await withThrowingTaskGroup(of: [String].self) { group in

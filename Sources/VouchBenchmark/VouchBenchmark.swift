@@ -5,11 +5,14 @@ import Foundation
 ///     vouch-benchmark tokens [SECONDS] [--only NAME]
 ///                                           in-process token verification against the raw primitives
 ///                                           (--only: the measurements whose name contains NAME, to profile one)
-///     vouch-benchmark bare --port PORT      the floor: a bare Hummingbird app answering POST /nonces
+///     vouch-benchmark bare --port PORT [--public-key FILE]
+///                                           the floors: a bare Hummingbird app answering POST /nonces,
+///                                           and with a provider's public key (PEM) also POST /sessions
+///                                           (the body read, one RS256 verify, nothing else)
 ///     vouch-benchmark prepare --server URL --admin-token TOKEN --count N --out DIR [--session-ttl S]
 ///                                           an app, a provider and a key on a running `vouch serve`,
-///                                           N distinct sign-in bodies (one per nonce) for wrk, and
-///                                           one session token for GET /users/me
+///                                           N distinct sign-in bodies (one per nonce) for wrk, one
+///                                           session token for GET /users/me, and the key's public half
 ///
 /// The HTTP load itself comes from wrk, in another process, so that client and server are measured
 /// the same way for Vouch and for the bare app.
@@ -24,7 +27,8 @@ struct VouchBenchmark {
                 try await TokenBenchmarks.run(seconds: arguments.first.flatMap(Double.init) ?? 3,
                                               only: try option("--only", in: arguments))
             case "bare":
-                try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099)
+                let publicKeyPEM = try option("--public-key", in: arguments).map { try String(contentsOfFile: $0, encoding: .utf8) }
+                try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099, publicKeyPEM: publicKeyPEM)
             case "prepare":
                 guard let server = try option("--server", in: arguments), let admin = try option("--admin-token", in: arguments),
                       let count = try option("--count", in: arguments).flatMap(Int.init), let out = try option("--out", in: arguments) else {

@@ -1,7 +1,8 @@
 -- wrk: durable sign-ins, each with its own token (a token signs in once). The bodies come from
 -- `vouch-benchmark prepare` (one JSON object per line, path in $SIGNINS); thread i sends lines
 -- i, i+n, i+2n, ... When a thread runs out it sends GET /health instead, and the counts printed
--- at the end say how many sign-ins there really were.
+-- at the end say how many sign-ins there really were. With CYCLE=1 (the bare app's sign-in
+-- floor, which keeps no record of a token) a thread starts its lines again instead.
 --
 -- wrk calls request() once more in thread 0's state before the run, only to check that it makes
 -- a valid request (script_verify_request); that call is answered with the next body without
@@ -23,6 +24,7 @@ function init(args)
     i = i + 1
   end
   index = 1
+  cycle = os.getenv("CYCLE") == "1"
   verified = false
   created = 0
   refused = 0
@@ -34,6 +36,10 @@ function request()
   if not verified then
     verified = true
     if id == 0 then return wrk.format("POST", "/sessions", {["Content-Type"] = "application/json"}, body or "{}") end
+  end
+  if body == nil and cycle and #bodies > 0 then
+    index = 1
+    body = bodies[index]
   end
   if body == nil then
     exhausted = exhausted + 1
