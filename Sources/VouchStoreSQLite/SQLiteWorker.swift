@@ -26,6 +26,9 @@ final class SQLiteWorker: Sendable {
     /// Groups committed so far, and how many of them were held back for more (for tests).
     private let groups = Atomic<Int>(0)
     private let holds = Atomic<Int>(0)
+    /// Whether a group is being held back right now (for tests: what a write must wait for to be
+    /// sure it joins a held group rather than one that has not yet been taken).
+    private let holding = Atomic<Bool>(false)
     /// Operations queued or running: while there are any, a read sent here would wait for them.
     private let inFlight = Atomic<Int>(0)
     private let logger: Logger
@@ -42,6 +45,8 @@ final class SQLiteWorker: Sendable {
     var committedGroups: Int { groups.load(ordering: .relaxed) }
     /// Of those, the ones held back for more operations to join.
     var heldBackGroups: Int { holds.load(ordering: .relaxed) }
+    /// Whether the writer is holding a group back for more operations at this moment.
+    var isHoldingGroup: Bool { holding.load(ordering: .acquiring) }
 
     init(handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
          afterCommit: (@Sendable (Int) -> Void)? = nil) {
@@ -159,12 +164,18 @@ final class SQLiteWorker: Sendable {
         guard gathering.maximumWait > .zero, lastGroupSize.load(ordering: .relaxed) > 1 else { return }
         let deadline = ContinuousClock.now + gathering.maximumWait
         var held = false
-        defer { if held { holds.add(1, ordering: .relaxed) } }
+        defer {
+            if held {
+                holds.add(1, ordering: .relaxed)
+                holding.store(false, ordering: .releasing)
+            }
+        }
         while true {
             let count = waiting.withLock { $0.count }
             guard count > 0, count < gathering.enough else { return }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return }
+            if !held { holding.store(true, ordering: .releasing) }
             held = true
             let pause = min(remaining, GroupGathering.pollInterval)
             let (seconds, attoseconds) = pause.components

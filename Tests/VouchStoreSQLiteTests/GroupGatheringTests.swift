@@ -30,6 +30,14 @@ struct GroupGatheringTests {
         }
     }
 
+    /// Waits until the writer holds a group back for more writes to join it (the suite's time
+    /// limit ends the wait should it never do so).
+    private static func waitUntilHolding(_ worker: SQLiteWorker) async throws {
+        while !worker.isHoldingGroup {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Two writes queued while the queue is held, so that they are committed as one group.
     private static func groupOfTwo(_ store: SQLiteStore, _ first: Int, _ second: Int) async throws {
         let gate = DispatchSemaphore(value: 0)
@@ -66,10 +74,11 @@ struct GroupGatheringTests {
             try await Self.groupOfTwo(store, 2, 3)
             #expect(worker.committedGroups == 2)
 
-            // Now a write alone is held back until two more join it: one group of three.
+            // Now a write alone is held back until two more join it: one group of three. The
+            // two join only once it is held, or they could join it before it was taken.
             async let fourth: Void = Self.insert(store, 4)
             try await Self.waitUntilWaiting(worker, 1)
-            try await Task.sleep(for: .milliseconds(100))
+            try await Self.waitUntilHolding(worker)
             async let fifth: Void = Self.insert(store, 5)
             async let sixth: Void = Self.insert(store, 6)
             _ = try await (fourth, fifth, sixth)
