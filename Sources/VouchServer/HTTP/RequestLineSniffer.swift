@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 
 /// Watches the raw bytes ahead of the HTTP decoder, to tell an over-long request line (414) from
@@ -27,12 +34,15 @@ final class RequestLineSniffer: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// Line by line rather than byte by byte: the end of a line is found with `firstIndex(of:)`
-    /// (a vectorised search), and within a line only its first space or colon matters.
+    /// Line by line rather than byte by byte: the end of a line is found with `memchr` (the C
+    /// library's vectorised search; a body is one long line that only needs its length counted),
+    /// and within a line only its first space or colon matters.
     func observe(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
         var start = bytes.startIndex
         while start < bytes.endIndex {
-            let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+            let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.endIndex - start)
+                .map { $0 - UnsafeMutableRawPointer(mutating: base) }
             let end = newline ?? bytes.endIndex
             observeLinePart(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
             guard let newline else { return }
