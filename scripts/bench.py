@@ -2,7 +2,8 @@
 """The benchmark of docs/PERFORMANCE.md, run by scripts/bench.sh after it has built the binaries.
 
 Prints, in one run on one machine: the floors (openssl speed rsa2048; a bare Hummingbird app under
-the same wrk load as Vouch), in-process token verification against the raw primitives, and over
+the same wrk load as Vouch, answering POST /nonces, and in every round its sign-in floor: the body
+read and one RS256 verify, on that round's tokens), in-process token verification against the raw primitives, and over
 real HTTP on 127.0.0.1 against `vouch serve` (SQLite, synchronous=FULL): POST /nonces, durable
 sign-ins and GET /users/me at 64 connections, each as requests/s, server CPU per request (from
 /proc/<pid>/stat), p50/p99 latency, and as ratios to the bare app and to one RSA verify.
