@@ -34,6 +34,9 @@ import wal_pages
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICKS = os.sysconf("SC_CLK_TCK")
+# The two sign-in rows, named once: measured under these names and looked up by them.
+FLOOR_SIGN_IN = "bare RS256 sign-in floor"
+VOUCH_SIGN_IN = "vouch durable sign-in"
 
 
 def start_bare(bench, options, processes):
@@ -59,7 +62,7 @@ def measure_sign_in_floor(bench, prepared, seconds, connections, processes):
     with this round's key and stopped after, so that the nonce floor's process is left as it was."""
     floor, base = start_bare(bench, ["--public-key", os.path.join(prepared, "public-key.pem")], processes)
     try:
-        return measure("bare RS256 sign-in floor", [floor.pid],
+        return measure(FLOOR_SIGN_IN, [floor.pid],
                        [(base + "/sessions", {"SIGNINS": os.path.join(prepared, "signins.jsonl"), "CYCLE": "1"})],
                        seconds, connections, script=os.path.join(HERE, "bench", "signins.lua"))
     finally:
@@ -485,7 +488,7 @@ def main():
             results.append(measure("vouch POST /nonces", pids, [b + "/nonces" for b in bases], seconds, connections,
                                    with_database, script=os.path.join(HERE, "bench", "post_nonces.lua")))
             wal_copy = None if arguments.database else os.path.join(scratch, f"sign-in-{round_index}.sqlite-wal")
-            results.append(measure("vouch durable sign-in", pids,
+            results.append(measure(VOUCH_SIGN_IN, pids,
                                    [(base + "/sessions", {"SIGNINS": path}) for base, path in zip(bases, shares)],
                                    seconds, connections, with_database, script=os.path.join(HERE, "bench", "signins.lua"),
                                    wal_sample=None if wal_copy is None else (os.path.join(scratch, "data-0", "vouch.sqlite-wal"), wal_copy)))
@@ -560,7 +563,7 @@ def beyond_sign_in_floor(results):
     """What Vouch's sign-in costs beyond the bare app's sign-in floor, in units of the bare request
     (None when the round has no floor)."""
     rows = {result["name"]: result for result in results}
-    floor, vouch = rows.get("bare RS256 sign-in floor"), rows.get("vouch durable sign-in")
+    floor, vouch = rows.get(FLOOR_SIGN_IN), rows.get(VOUCH_SIGN_IN)
     if floor is None or vouch is None:
         return None
     return (vouch["cpu_us"] - floor["cpu_us"]) / results[0]["cpu_us"]
