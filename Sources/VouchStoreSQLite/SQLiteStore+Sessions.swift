@@ -52,10 +52,11 @@ extension SQLiteStore {
     }
 
     /// A first sign-in creates the user; a later one replaces the profile fields its claims carry
-    /// and keeps the others.
+    /// and keeps the others. The row is read back by its key rather than with RETURNING, which
+    /// would build an ephemeral table for the one row (see `claim`).
     private static func upsertUser(_ session: NewSession, _ db: SQLiteRunner) throws -> UserRecord {
         let profile = session.profile
-        let rows = try db.rows(
+        try db.execute(
             """
             INSERT INTO users (app_id, user_id, display_name, first_name, last_name, avatar_url,
                                suspended, created_at, updated_at)
@@ -66,12 +67,13 @@ extension SQLiteStore {
                 last_name = COALESCE(excluded.last_name, users.last_name),
                 avatar_url = COALESCE(excluded.avatar_url, users.avatar_url),
                 updated_at = excluded.updated_at
-            RETURNING *
             """,
             [.uuid(session.appID), .text(session.userID), .optionalText(profile.displayName),
              .optionalText(profile.firstName), .optionalText(profile.lastName),
              .optionalText(profile.avatarURL), .int64(session.createdAt)])
-        guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
+        let rows = try db.rows("SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+                               [.uuid(session.appID), .text(session.userID)])
+        guard let row = rows.first else { throw StoreError.unavailable("the user just written was not found") }
         return try UserRecord(row: row)
     }
 
@@ -87,28 +89,29 @@ extension SQLiteStore {
 
     /// Records the nonce's use, or throws `.nonceAlreadyUsed`. A registration nonce whose previous
     /// use expired before `now` is free again: its row is taken over rather than kept as a block.
+    ///
+    /// Whether the row was written is read from `changes`, not from a RETURNING clause: SQLite
+    /// gathers a RETURNING statement's rows in an ephemeral table, a B-tree with its own page
+    /// cache made and torn down on every execution, and on the sign-in's path that cost more than
+    /// the insert (docs/PERFORMANCE.md, "2026-11-26"). An upsert's DO UPDATE counts as a change
+    /// only when its WHERE let it update.
     private static func claim(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws {
-        let claimed: [SQLiteRow]
+        let claimed: Int
         switch nonce {
         case .serverNonce(let hash, let expiresAt):
-            claimed = try db.rows(
-                """
-                INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?)
-                ON CONFLICT (expires_at, hash) DO NOTHING
-                RETURNING 1
-                """,
+            claimed = try db.changes(
+                "INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?) ON CONFLICT (expires_at, hash) DO NOTHING",
                 [.int64(expiresAt), .bytes(hash)])
         case .registrationNonce(let appID, let nonce, let expiresAt):
-            claimed = try db.rows(
+            claimed = try db.changes(
                 """
                 INSERT INTO registration_nonces (app_id, nonce, expires_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
                     WHERE registration_nonces.expires_at < ?4
-                RETURNING 1
                 """,
                 [.uuid(appID), .text(nonce), .int64(expiresAt), .int64(now)])
         }
-        guard !claimed.isEmpty else { throw StoreError.nonceAlreadyUsed }
+        guard claimed == 1 else { throw StoreError.nonceAlreadyUsed }
     }
 
     public func session(tokenHash: [UInt8]) async throws -> SessionRecord? {

@@ -49,7 +49,7 @@ struct StatementReuseTests {
         }
     }
 
-    @Test("the sign-in's writes are never prepared again")
+    @Test("the sign-in's writes are never prepared again, and build no temporary table")
     func signInWritesAreNotReprepared() async throws {
         try await withInlineReadingStore { store in
             let app = try await store.addApp()
@@ -74,9 +74,28 @@ struct StatementReuseTests {
                 #expect(cached.contains { $0.contains(part) }, "the round ran no statement with \(part)")
             }
             let afterWarmUp = try await writerReprepares()
+            let runsBefore = try await store.worker.run { $0.handle.statementRuns }
             for index in 1...8 { try await round(index) }
             let reprepared = try await writerReprepares()
             #expect(reprepared == afterWarmUp, "prepared again at a new binding: \(reprepared), after warming up: \(afterWarmUp)")
+
+            // Nor does any of them build a temporary B-tree as it runs: SQLite gathers a
+            // RETURNING clause's rows in one, with a page cache of its own made and torn down at
+            // every execution, which cost a sign-in more than its inserts (PERFORMANCE.md).
+            let ephemeral = try await store.worker.run { db in
+                let ranInRounds = db.handle.statementRuns.filter { sql, runs in runs > runsBefore[sql] ?? 0 }.keys
+                return try ranInRounds.filter { sql in
+                    try db.rows("EXPLAIN " + sql).contains { $0.column("opcode")?.string == "OpenEphemeral" }
+                }
+            }
+            #expect(ephemeral.isEmpty, "statements that open an ephemeral table: \(ephemeral)")
+
+            // The check sees what it is for.
+            let returning = "INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING 1"
+            let opens = try await store.worker.run { db in
+                try db.rows("EXPLAIN " + returning).contains { $0.column("opcode")?.string == "OpenEphemeral" }
+            }
+            #expect(opens, "EXPLAIN of a RETURNING statement showed no ephemeral table")
         }
     }
 }
