@@ -169,6 +169,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Sources/VouchBenchmark",
             swiftSettings: strict

@@ -3,7 +3,9 @@
 
 Prints, in one run on one machine: the floors (openssl speed rsa2048; a bare Hummingbird app under
 the same wrk load as Vouch, answering POST /nonces, and in every round its sign-in floor: the body
-read and one RS256 verify, on that round's tokens), in-process token verification against the raw primitives, and over
+read and one RS256 verify, on that round's tokens), in-process token verification against the raw primitives, the
+sign-in's durable write alone (`vouch-benchmark store`: createSession on a real SQLite file), Vouch's
+sign-in handler against the bare app's through their routers (`vouch-benchmark handler`), and over
 real HTTP on 127.0.0.1 against `vouch serve` (SQLite, synchronous=FULL): POST /nonces, durable
 sign-ins and GET /users/me at 64 connections, each as requests/s, server CPU per request (from
 /proc/<pid>/stat), p50/p99 latency, and as ratios to the bare app and to one RSA verify.
@@ -430,6 +432,13 @@ def main():
     if not arguments.http_only:
         print("== in process: whole tokens against the primitives (one task)")
         subprocess.run([bench, "tokens", "0.2" if arguments.smoke else "3"], check=True)
+        if not arguments.database:
+            print("== in process: the sign-in's durable write alone (SQLite, synchronous=FULL, 64 tasks)")
+            subprocess.run([bench, "store", "--sessions", "2000" if arguments.smoke else "100000",
+                            "--users", "100" if arguments.smoke else "5000"], check=True)
+            print("== in process: Vouch's sign-in handler against the bare app's, through their routers (no HTTP)")
+            subprocess.run([bench, "handler", "--signins", "200" if arguments.smoke else "20000",
+                            "--rounds", "1" if arguments.smoke else "3"], check=True)
 
     rounds = max(1, arguments.rounds)
     all_rounds = []

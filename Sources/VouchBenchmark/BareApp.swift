@@ -17,6 +17,23 @@ import _CryptoExtras
 ///   between the two is Vouch's rules, its store and the durable write.
 enum BareApp {
     static func run(port: Int, publicKeyPEM: String?) async throws {
+        let router = try makeRouter(publicKeyPEM: publicKeyPEM)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                              onServerRunning: { _ in print("bare app listening on 127.0.0.1:\(port)") }, logger: logger)
+        try await app.runService()
+    }
+
+    /// The log handler `vouch serve` uses, at the level the benchmark runs it: Hummingbird's
+    /// default formats every request's metadata when it is set, a cost of the default, not of the
+    /// framework.
+    static var logger: Logger {
+        var logger = Logger(label: "bare-app") { LazyMetadataLogHandler.standardError(label: $0) }
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// The routes, apart from the server, so that the in-process benchmark can call them too.
+    static func makeRouter(publicKeyPEM: String?) throws -> Router<BasicRequestContext> {
         let router = Router()
         router.post("/nonces") { _, _ -> Response in
             // The random source Vouch's own nonces come from (one getrandom(2) for the 32 bytes).
@@ -31,13 +48,7 @@ enum BareApp {
             // Where the benchmark's wrk script goes once its tokens run out, as on `vouch serve`.
             router.get("/health") { _, _ in json(#"{"status":"ok"}"#, status: .ok) }
         }
-        // The log handler `vouch serve` uses: Hummingbird's default formats every request's
-        // metadata when it is set, a cost of the default, not of the framework.
-        var logger = Logger(label: "bare-app") { LazyMetadataLogHandler.standardError(label: $0) }
-        logger.logLevel = .warning
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { _ in print("bare app listening on 127.0.0.1:\(port)") }, logger: logger)
-        try await app.runService()
+        return router
     }
 
     static func json(_ body: String, status: HTTPResponse.Status = .created) -> Response {

@@ -6,7 +6,8 @@ import NIOHTTP1
 import VouchProtocol
 import VouchTokens
 
-/// The HTTP calls the benchmark makes, as an app's client and backend would.
+/// The calls the benchmark makes, as an app's client and backend would: over HTTP to a running
+/// `vouch serve`, or straight to an in-process server's responder (`InProcessTransport`).
 struct BenchmarkAPI: Sendable {
     struct World: Sendable {
         let appID: String
@@ -15,8 +16,17 @@ struct BenchmarkAPI: Sendable {
         let publicKeyPEM: String
     }
 
-    let base: String
+    let transport: any BenchmarkTransport
     let admin: String
+
+    init(base: String, admin: String) {
+        self.init(transport: HTTPTransport(base: base), admin: admin)
+    }
+
+    init(transport: any BenchmarkTransport, admin: String) {
+        self.transport = transport
+        self.admin = admin
+    }
 
     /// - Parameter sessionTTL: the app's session lifetime, when not the server's default.
     func setUp(sessionTTL: Int? = nil) async throws -> World {
@@ -51,18 +61,12 @@ struct BenchmarkAPI: Sendable {
 
     private func call(_ method: HTTPMethod, _ path: String, _ body: String?, admin: Bool = false,
                       headers: [String: String] = [:], expect: UInt) async throws -> Data {
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        if admin { request.headers.add(name: "Authorization", value: "Bearer \(self.admin)") }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
-        }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
-        guard response.status.code == expect else {
-            throw BenchmarkError("\(method) \(path) answered \(response.status.code): \(String(decoding: data, as: UTF8.self))")
+        var headers = headers
+        if admin { headers["Authorization"] = "Bearer \(self.admin)" }
+        if body != nil { headers["Content-Type"] = "application/json" }
+        let (status, data) = try await transport.send(method.rawValue, path, headers: headers, body: body)
+        guard status == expect else {
+            throw BenchmarkError("\(method) \(path) answered \(status): \(String(decoding: data, as: UTF8.self))")
         }
         return data
     }
@@ -72,5 +76,24 @@ struct BenchmarkAPI: Sendable {
             throw BenchmarkError("no \(name) in \(String(decoding: data, as: UTF8.self))")
         }
         return value
+    }
+}
+
+/// How a `BenchmarkAPI` call reaches the server.
+protocol BenchmarkTransport: Sendable {
+    func send(_ method: String, _ path: String, headers: [String: String], body: String?) async throws -> (status: UInt, body: Data)
+}
+
+/// Real HTTP to a running server.
+struct HTTPTransport: BenchmarkTransport {
+    let base: String
+
+    func send(_ method: String, _ path: String, headers: [String: String], body: String?) async throws -> (status: UInt, body: Data) {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        return (response.status.code, Data(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 }

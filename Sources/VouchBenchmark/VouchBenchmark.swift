@@ -9,6 +9,12 @@ import Foundation
 ///                                           the floors: a bare Hummingbird app answering POST /nonces,
 ///                                           and with a provider's public key (PEM) also POST /sessions
 ///                                           (the body read, one RS256 verify, nothing else)
+///     vouch-benchmark store [--sessions N] [--concurrency C] [--users U]
+///                                           the sign-in's durable write alone: createSession on a real
+///                                           SQLite file from C tasks, CPU per sign-in by kind of thread
+///     vouch-benchmark handler [--signins N] [--concurrency C] [--rounds R]
+///                                           Vouch's POST /sessions and POST /nonces against the bare
+///                                           app's, through their routers in this process (no HTTP)
 ///     vouch-benchmark prepare --server URL --admin-token TOKEN --count N --out DIR [--session-ttl S]
 ///                                           an app, a provider and a key on a running `vouch serve`,
 ///                                           N distinct sign-in bodies (one per nonce) for wrk, one
@@ -29,6 +35,14 @@ struct VouchBenchmark {
             case "bare":
                 let publicKeyPEM = try option("--public-key", in: arguments).map { try String(contentsOfFile: $0, encoding: .utf8) }
                 try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099, publicKeyPEM: publicKeyPEM)
+            case "store":
+                try await StoreSignIns(sessions: try option("--sessions", in: arguments).flatMap(Int.init) ?? 100_000,
+                                       concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
+                                       users: try option("--users", in: arguments).flatMap(Int.init) ?? 5_000).run()
+            case "handler":
+                try await HandlerSignIns(signIns: try option("--signins", in: arguments).flatMap(Int.init) ?? 20_000,
+                                         concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
+                                         rounds: try option("--rounds", in: arguments).flatMap(Int.init) ?? 3).run()
             case "prepare":
                 guard let server = try option("--server", in: arguments), let admin = try option("--admin-token", in: arguments),
                       let count = try option("--count", in: arguments).flatMap(Int.init), let out = try option("--out", in: arguments) else {
@@ -38,7 +52,7 @@ struct VouchBenchmark {
                                             directory: URL(fileURLWithPath: out),
                                             sessionTTL: try option("--session-ttl", in: arguments).flatMap(Int.init)).run()
             default:
-                throw BenchmarkError("unknown command \(command); use tokens, bare or prepare")
+                throw BenchmarkError("unknown command \(command); use tokens, bare, store, handler or prepare")
             }
         } catch {
             FileHandle.standardError.write(Data("vouch-benchmark: \(error)\n".utf8))
