@@ -12,10 +12,13 @@ final class SQLiteConnectionHandle {
     /// Dynamic SQL (a PRAGMA with a value, a test's raw statement) must not grow the cache for ever.
     private static let maximumCachedStatements = 256
 
-    init(path: String) throws {
+    /// `gathersWALWrites`: the connection's WAL writes go through `SQLiteGatheringVFS` (the
+    /// writer's; a connection that only reads or checkpoints writes no frames).
+    init(path: String, gathersWALWrites: Bool = false) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let result = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+        let vfs = gathersWALWrites ? SQLiteGatheringVFS.registeredName : nil
+        let result = sqlite_nio_sqlite3_open_v2(path, &handle, flags, vfs)
         guard result == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite_nio_sqlite3_close(handle)

@@ -86,7 +86,7 @@ public final class SQLiteStore: Store {
         if let checkpointer { afterCommit = { operations in checkpointer.committed(operations: operations) } }
         let worker: SQLiteWorker
         do {
-            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path), logger: logger,
+            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path, gathersWALWrites: true), logger: logger,
                                   gathering: groupGathering, afterCommit: afterCommit)
         } catch {
             fileLock?.release()
