@@ -40,8 +40,9 @@ struct HandlerSignIns {
         print("in process, \(concurrency) tasks, \(rounds) rounds of \(signIns) sign-ins (tokens minted before each round)")
         var figures: [String: [Double]] = [:]
         for round in 1...rounds {
-            let bodies = try await mint(signIns, world: world, api: api)
-            // Four times as many nonces: each is a tenth of a sign-in.
+            let bodies = try await SignInPreparation.bodies(signIns, world: world, api: api).map { ByteBuffer(string: $0) }
+            // A nonce costs a tenth of a sign-in: four times as many, so that both are read over
+            // a comparable stretch of CPU time.
             let noBodies = [ByteBuffer?](repeating: nil, count: 4 * bodies.count)
             for (name, transport, path, requests) in [
                 ("bare POST /nonces", bare as any Requester, "/nonces", noBodies),
@@ -72,30 +73,9 @@ struct HandlerSignIns {
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
-    /// Sign-in bodies with fresh nonces from the server, minted on every core.
-    private func mint(_ count: Int, world: BenchmarkAPI.World, api: BenchmarkAPI) async throws -> [ByteBuffer] {
-        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        return try await withThrowingTaskGroup(of: [ByteBuffer].self) { group in
-            for worker in 0..<workers {
-                let share = count / workers + (worker < count % workers ? 1 : 0)
-                group.addTask {
-                    var bodies: [ByteBuffer] = []
-                    for index in 0..<share {
-                        let token = try world.minter.mint(userID: "user-\(worker)-\(index % 5000)", nonce: try await api.nonce(), ttl: 600)
-                        bodies.append(ByteBuffer(string: #"{"identity_token":"\#(token)","app_id":"\#(world.appID)"}"#))
-                    }
-                    return bodies
-                }
-            }
-            var all: [ByteBuffer] = []
-            for try await bodies in group { all += bodies }
-            return all
-        }
-    }
-
     /// CPU per request of this process (every thread: the responder's tasks, the store's writer)
-    /// while `concurrency` tasks send `requests`, each expecting
-    /// a 2xx answer; and the split by kind of thread.
+    /// while `concurrency` tasks send `requests`, each expecting a 2xx answer; and the split by
+    /// kind of thread.
     private func measure(_ requests: [ByteBuffer?], path: String, on transport: any Requester) async throws -> (Double, [String]) {
         let next = NextIndex(below: requests.count)
         let before = ThreadCPU.sample()
@@ -120,10 +100,3 @@ struct HandlerSignIns {
         return (cpu, ThreadCPU.lines(from: before, to: after, per: requests.count))
     }
 }
-
-/// A server's responder, whatever its request context.
-protocol Requester: Sendable {
-    func respond(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?) async throws -> (HTTPResponse.Status, ByteBuffer)
-}
-
-extension InProcessTransport: Requester {}

@@ -63,3 +63,10 @@ private struct CollectingWriter: ResponseBodyWriter {
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
+
+/// A server's responder, whatever its request context.
+protocol Requester: Sendable {
+    func respond(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?) async throws -> (HTTPResponse.Status, ByteBuffer)
+}
+
+extension InProcessTransport: Requester {}

@@ -20,8 +20,16 @@ struct SignInPreparation {
         try Data(session.utf8).write(to: directory.appendingPathComponent("session.txt"))
         try Data(world.publicKeyPEM.utf8).write(to: directory.appendingPathComponent("public-key.pem"))
 
+        let lines = try await Self.bodies(count, world: world, api: api)
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: directory.appendingPathComponent("signins.jsonl"))
+        print("prepared \(lines.count) sign-ins for app \(world.appID)")
+    }
+
+    /// `count` sign-in bodies (`{"identity_token", "app_id"}`), each with a fresh nonce from the
+    /// server and its own token, for users that return every 5 000 tokens; minted on every core.
+    static func bodies(_ count: Int, world: BenchmarkAPI.World, api: BenchmarkAPI) async throws -> [String] {
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let lines = try await withThrowingTaskGroup(of: [String].self) { group in
+        return try await withThrowingTaskGroup(of: [String].self) { group in
             for worker in 0..<workers {
                 let share = count / workers + (worker < count % workers ? 1 : 0)
                 group.addTask {
@@ -39,7 +47,5 @@ struct SignInPreparation {
             for try await lines in group { all += lines }
             return all
         }
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: directory.appendingPathComponent("signins.jsonl"))
-        print("prepared \(lines.count) sign-ins for app \(world.appID)")
     }
 }

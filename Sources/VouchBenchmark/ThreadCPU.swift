@@ -31,7 +31,8 @@ struct ThreadCPU {
             kinds[thread.kind] = (sum.user + thread.user - start.user, sum.system + thread.system - start.system)
         }
         let scale = 1e6 / Double(max(operations, 1))
-        var lines = kinds.sorted { $0.key < $1.key }.map { kind, time in
+        // Kinds of thread that did nothing measurable (no event loops in process) are left out.
+        var lines = kinds.filter { $0.value.user + $0.value.system > 0 }.sorted { $0.key < $1.key }.map { kind, time in
             String(format: "%@: %.1f µs user + %.1f µs system an operation", kind, time.user * scale, time.system * scale)
         }
         let total = kinds.values.reduce(0) { $0 + $1.user + $1.system }
