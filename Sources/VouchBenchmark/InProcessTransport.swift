@@ -28,8 +28,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             guard let name = HTTPFields.Element.Name(name) else { throw BenchmarkError("not a header name: \(name)") }
             fields[name] = value
         }
-        let (status, buffer) = try await respond(HTTPRequest.Method(method) ?? .get, path, headers: fields,
-                                                 body: body.map { ByteBuffer(string: $0) })
+        guard let method = HTTPRequest.Method(method) else { throw BenchmarkError("not an HTTP method: \(method)") }
+        let (status, buffer) = try await respond(method, path, headers: fields, body: body.map { ByteBuffer(string: $0) })
         return (UInt(status.code), Data(buffer.readableBytesView))
     }
 

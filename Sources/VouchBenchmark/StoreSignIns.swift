@@ -67,7 +67,8 @@ struct StoreSignIns {
                           nonce: .serverNonce(hash: randomBytes(32), expiresAt: Int64(spec.tv_sec) + 600))
     }
 
-    /// Random bytes a word at a time (one `getrandom` a byte would cost more than the write).
+    /// Random bytes a word at a time, one `getrandom` each (a byte at a time cost more than the
+    /// write itself); the pool's share of the figures is mostly these and the hop.
     private func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
