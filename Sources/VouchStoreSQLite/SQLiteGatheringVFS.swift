@@ -16,8 +16,8 @@ import VaporCSQLite
 enum SQLiteGatheringVFS {
     static let name = "vouch-gathering"
 
-    /// What was gathered, summed over closed WAL files: tests use it to see that the calls were
-    /// gathered, not merely that the data arrived.
+    /// What was gathered for one WAL file, summed over the times it was closed: tests use it to
+    /// see that the calls were gathered, not merely that the data arrived.
     struct Totals: Sendable, Equatable {
         /// `xWrite` calls SQLite made.
         var writesAsked = 0
@@ -25,7 +25,9 @@ enum SQLiteGatheringVFS {
         var writesMade = 0
     }
 
-    static var totals: Totals { closedTotals.withLock { $0 } }
+    /// The totals of the WAL file at `path` (the database's path and `-wal`), kept per file so
+    /// that other stores closing meanwhile (parallel tests) do not blur them. A server has one.
+    static func totals(ofWAL path: String) -> Totals { closedTotals.withLock { $0[path] ?? Totals() } }
 
     /// Registers the VFS once (not as the default); `nil` when SQLite has no default VFS to wrap,
     /// in which case connections open with the default VFS.
@@ -64,12 +66,16 @@ enum SQLiteGatheringVFS {
     /// Writes waiting for the next sync, as one contiguous run starting at `start`. Used by the
     /// one connection that owns the file, on whatever thread it runs on at the time.
     private final class WriteBuffer {
+        /// The WAL file's path as SQLite named it, under which its totals are kept.
+        let path: String
         var bytes: [UInt8] = []
         var start: Int64 = 0
         var writesAsked = 0
         var writesMade = 0
         /// Past this a run is written out before it grows further (a big transaction's spill).
         static let limit = 1 << 20
+
+        init(path: String) { self.path = path }
     }
 
     private struct Platform: @unchecked Sendable {
@@ -77,7 +83,7 @@ enum SQLiteGatheringVFS {
     }
 
     private static let platformVFS = Mutex<Platform?>(nil)
-    private static let closedTotals = Mutex(Totals())
+    private static let closedTotals = Mutex<[String: Totals]>([:])
 
     private static func header(_ file: UnsafeMutablePointer<sqlite3_file>) -> UnsafeMutablePointer<GatheringFile> {
         UnsafeMutableRawPointer(file).assumingMemoryBound(to: GatheringFile.self)
@@ -161,7 +167,7 @@ enum SQLiteGatheringVFS {
             return result == SQLITE_OK ? SQLITE_CANTOPEN : result
         }
         SQLiteGatheringVFS.header(file).initialize(to: GatheringFile(
-            base: sqlite3_file(pMethods: SQLiteGatheringVFS.ioMethods), buffer: Unmanaged.passRetained(WriteBuffer())))
+            base: sqlite3_file(pMethods: SQLiteGatheringVFS.ioMethods), buffer: Unmanaged.passRetained(WriteBuffer(path: name.map { String(cString: $0) } ?? ""))))
         return SQLITE_OK
     }
 
@@ -178,8 +184,8 @@ enum SQLiteGatheringVFS {
                 let pending = SQLiteGatheringVFS.header(file).pointee.buffer
                 let gathered = pending.takeUnretainedValue()
                 SQLiteGatheringVFS.closedTotals.withLock {
-                    $0.writesAsked += gathered.writesAsked
-                    $0.writesMade += gathered.writesMade
+                    $0[gathered.path, default: Totals()].writesAsked += gathered.writesAsked
+                    $0[gathered.path, default: Totals()].writesMade += gathered.writesMade
                 }
                 pending.release()
                 let real = SQLiteGatheringVFS.platformFile(file)

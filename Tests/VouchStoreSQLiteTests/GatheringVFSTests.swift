@@ -15,15 +15,13 @@ struct GatheringVFSTests {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
             let app = makeApp()
-            let before = SQLiteGatheringVFS.totals
             try await withSQLiteStore(at: path) { store in
                 try await store.createApp(app)
                 try await signIns(200, into: store, app: app.id, prefix: "user")
             }
-            // Totals are added when a WAL file closes; other tests' stores close meanwhile, and
-            // their writers gather too, so the difference is at least this test's.
-            let after = SQLiteGatheringVFS.totals
-            let asked = after.writesAsked - before.writesAsked, made = after.writesMade - before.writesMade
+            // Added up when the WAL file closes (with the store), for this file alone.
+            let totals = SQLiteGatheringVFS.totals(ofWAL: path + "-wal")
+            let asked = totals.writesAsked, made = totals.writesMade
             #expect(asked >= 2 * 200 / SQLiteWorker.maximumGroupSize, "SQLite wrote frames: \(asked)")
             #expect(made * 3 <= asked, "SQLite asked \(asked) writes, the file was given \(made)")
 
