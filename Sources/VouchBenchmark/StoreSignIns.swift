@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import VouchProtocol
+import VouchServer
 import VouchStore
 import VouchStoreSQLite
 
@@ -60,22 +61,10 @@ struct StoreSignIns {
         clock_gettime(CLOCK_REALTIME, &spec)
         let stamp = UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec / 1000)
         var key = withUnsafeBytes(of: stamp.bigEndian) { Array($0) }
-        key += randomBytes(32)
+        key += SecureRandom.bytes(32)
         return NewSession(tokenHash: key, appID: app, userID: "user-\(index % users)",
                           profile: IdentityProfile(displayName: "User \(index % users)"),
                           createdAt: now, expiresAt: now + 3600,
-                          nonce: .serverNonce(hash: randomBytes(32), expiresAt: Int64(spec.tv_sec) + 600))
-    }
-
-    /// Random bytes a word at a time, one `getrandom` each (a byte at a time cost more than the
-    /// write itself); the pool's share of the figures is mostly these and the hop.
-    private func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
-        }
-        return bytes
+                          nonce: .serverNonce(hash: SecureRandom.bytes(32), expiresAt: Int64(spec.tv_sec) + 600))
     }
 }
