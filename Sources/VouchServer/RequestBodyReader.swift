@@ -52,7 +52,7 @@ package enum RequestBodyReader {
 
     /// Reads the whole body (bounded); for routes that take none, this still enforces the limit.
     static func collect(_ request: Request) async throws -> [UInt8] {
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > RequestLimits.maximumBodySize {
+        if let length = request.headers.combinedValue(.contentLength).flatMap({ Int($0) }), length > RequestLimits.maximumBodySize {
             throw tooLarge
         }
         do {
@@ -123,7 +123,7 @@ package enum RequestBodyReader {
 
     /// `application/json`, optionally with `charset=utf-8` (any case); nothing else.
     private static func checkContentType(_ request: Request) throws {
-        guard let value = request.headers[.contentType] else {
+        guard let value = request.headers.combinedValue(.contentType) else {
             throw APIError(.invalidRequest, "Content-Type must be application/json.")
         }
         // What nearly every client sends, recognised without taking the header apart.

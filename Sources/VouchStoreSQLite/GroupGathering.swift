@@ -24,7 +24,4 @@ public struct GroupGathering: Sendable, Equatable {
     /// What `vouch serve` uses: a fifth of a millisecond at most, against sign-in latencies of a
     /// few milliseconds under load (measured in docs/PERFORMANCE.md).
     public static let standard = GroupGathering(maximumWait: .microseconds(200), enough: 16)
-
-    /// How often the writer looks again while it waits.
-    static let pollInterval = Duration.microseconds(50)
 }

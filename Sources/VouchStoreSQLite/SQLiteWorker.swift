@@ -19,13 +19,17 @@ final class SQLiteWorker: Sendable {
 
     private let queue = DispatchQueue(label: "vouch.store.sqlite")
     private let connection: Confined
-    private let waiting = Mutex<[GroupedOperation]>([])
+    private let waiting = Mutex(WaitingWrites())
+    /// Signalled once by the write that makes a held group big enough (`WaitingWrites.wakeAt`).
+    private let groupFilled = DispatchSemaphore(value: 0)
     private let gathering: GroupGathering
     /// Operations in the last group committed: more than one means others are on their way.
     private let lastGroupSize = Atomic<Int>(0)
     /// Groups committed so far, and how many of them were held back for more (for tests).
     private let groups = Atomic<Int>(0)
     private let holds = Atomic<Int>(0)
+    /// Of those, the ones woken by the write that filled them rather than by the end of the wait.
+    private let fills = Atomic<Int>(0)
     /// Whether a group is being held back right now (for tests: what a write must wait for to be
     /// sure it joins a held group rather than one that has not yet been taken).
     private let holding = Atomic<Bool>(false)
@@ -39,12 +43,14 @@ final class SQLiteWorker: Sendable {
     var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
 
     /// Writes waiting for their group to be taken (for tests).
-    var waitingOperations: Int { waiting.withLock { $0.count } }
+    var waitingOperations: Int { waiting.withLock { $0.operations.count } }
 
     /// Group commits carried out so far.
     var committedGroups: Int { groups.load(ordering: .relaxed) }
     /// Of those, the ones held back for more operations to join.
     var heldBackGroups: Int { holds.load(ordering: .relaxed) }
+    /// Of those, the ones that a write filled before the wait was over.
+    var filledHeldGroups: Int { fills.load(ordering: .relaxed) }
     /// Whether the writer is holding a group back for more operations at this moment.
     var isHoldingGroup: Bool { holding.load(ordering: .acquiring) }
 
@@ -93,11 +99,15 @@ final class SQLiteWorker: Sendable {
             // One commit is scheduled for everything that waits: the first write to find the
             // list empty schedules it, and the ones that join before it takes them ride along
             // (a block per write made a storm's group enqueue a dozen blocks that found nothing).
-            let isFirst = waiting.withLock { waiting -> Bool in
-                waiting.append(operation)
-                return waiting.count == 1
+            let (isFirst, fillsHeldGroup) = waiting.withLock { waiting -> (Bool, Bool) in
+                waiting.operations.append(operation)
+                let count = waiting.operations.count
+                guard let wakeAt = waiting.wakeAt, count >= wakeAt else { return (count == 1, false) }
+                waiting.wakeAt = nil
+                return (count == 1, true)
             }
             if isFirst { queue.async { self.commitWaiting() } }
+            if fillsHeldGroup { groupFilled.signal() }
         }
     }
 
@@ -113,9 +123,9 @@ final class SQLiteWorker: Sendable {
         gather()
         while true {
             let (group, leftOver) = waiting.withLock { waiting -> ([GroupedOperation], Bool) in
-                let taken = Array(waiting.prefix(Self.maximumGroupSize))
-                waiting.removeFirst(taken.count)
-                return (taken, !waiting.isEmpty)
+                let taken = Array(waiting.operations.prefix(Self.maximumGroupSize))
+                waiting.operations.removeFirst(taken.count)
+                return (taken, !waiting.operations.isEmpty)
             }
             guard !group.isEmpty else { return }
             commitGroup(group)
@@ -160,27 +170,38 @@ final class SQLiteWorker: Sendable {
 
     /// Holds a small group back, on the queue, while more operations are likely to join it (see
     /// `GroupGathering`).
+    ///
+    /// The writer sleeps once, until the write that makes the group big enough wakes it or the
+    /// wait is over: no polling, so a held group costs the writer one sleep and one wake-up
+    /// whatever its wait (looking again every 50 µs cost a system call and two context switches
+    /// each time, and under a storm most groups are held).
     private func gather() {
         guard gathering.maximumWait > .zero, lastGroupSize.load(ordering: .relaxed) > 1 else { return }
-        let deadline = ContinuousClock.now + gathering.maximumWait
-        var held = false
+        let enough = gathering.enough
+        let willHold = waiting.withLock { waiting -> Bool in
+            let count = waiting.operations.count
+            guard count > 0, count < enough else { return false }
+            waiting.wakeAt = enough
+            return true
+        }
+        guard willHold else { return }
+        holding.store(true, ordering: .releasing)
         defer {
-            if held {
-                holds.add(1, ordering: .relaxed)
-                holding.store(false, ordering: .releasing)
-            }
+            holds.add(1, ordering: .relaxed)
+            holding.store(false, ordering: .releasing)
         }
-        while true {
-            let count = waiting.withLock { $0.count }
-            guard count > 0, count < gathering.enough else { return }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return }
-            if !held { holding.store(true, ordering: .releasing) }
-            held = true
-            let pause = min(remaining, GroupGathering.pollInterval)
-            let (seconds, attoseconds) = pause.components
-            usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+        let (seconds, attoseconds) = gathering.maximumWait.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let timedOut = groupFilled.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut
+        let signalled = waiting.withLock { waiting -> Bool in
+            defer { waiting.wakeAt = nil }
+            return waiting.wakeAt == nil
         }
+        guard signalled else { return }
+        fills.add(1, ordering: .relaxed)
+        // The group filled just as the wait ran out: its signal is on its way and must be taken
+        // now, or it would cut the next group's wait short.
+        if timedOut { groupFilled.wait() }
     }
 
     /// The group again, each operation in its own savepoint so that one that fails after writing
@@ -256,6 +277,14 @@ final class SQLiteWorker: Sendable {
             }
         }
     }
+}
+
+/// The writes waiting for the writer to take them.
+private struct WaitingWrites {
+    var operations: [GroupedOperation] = []
+    /// While the writer holds a group back: the count at which the write that reaches it wakes
+    /// the writer (and clears this, so that exactly one write signals).
+    var wakeAt: Int?
 }
 
 /// One queued write: the work, and how to answer its caller once its group is settled.

@@ -84,6 +84,7 @@ struct GroupGatheringTests {
             _ = try await (fourth, fifth, sixth)
             #expect(worker.committedGroups == 3, "three writes, one commit")
             #expect(worker.heldBackGroups == 1)
+            #expect(worker.filledHeldGroups == 1, "woken by the write that filled it, not by the end of its wait")
             let rows = try await store.exclusive("read") { db in try db.rows("SELECT count(*) AS n FROM t").first?.int64("n") }
             #expect(rows == 6)
         }
@@ -96,6 +97,7 @@ struct GroupGatheringTests {
             // Alone, far from `enough`: held, then committed by itself.
             try await Self.insert(store, 3)
             #expect(store.worker.heldBackGroups == 1)
+            #expect(store.worker.filledHeldGroups == 0)
             #expect(store.worker.committedGroups == 2)
         }
     }
