@@ -6,6 +6,7 @@ import NIOPosix
 import Synchronization
 import Testing
 import VouchProtocol
+import VouchServer
 import VouchTestSupport
 import VouchTokens
 
@@ -63,6 +64,7 @@ enum ProcessHarness {
         var environment = ProcessInfo.processInfo.environment
         environment["VOUCH_ADMIN_TOKEN"] = nil
         environment["VOUCH_DATABASE_URL"] = nil
+        environment[AllocatorTuning.environmentVariable] = nil
         for (name, value) in overrides { environment[name] = value }
         return environment
     }
@@ -266,10 +268,12 @@ final class ProcessScratch: Sendable {
     /// - Parameter adminToken: `VOUCH_ADMIN_TOKEN` for the child; without it the token is read
     ///   from `<dataDir>/admin-token`.
     func startServer(dataDir: String = "vouch-data", arguments extra: [String] = [],
-                     adminToken: String? = nil) async throws -> ProcessServer {
+                     adminToken: String? = nil, environment: [String: String] = [:]) async throws -> ProcessServer {
         let dataPath = url(dataDir).path
+        var environment = environment
+        if let adminToken { environment["VOUCH_ADMIN_TOKEN"] = adminToken }
         let child = try spawn("serve", ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataPath] + extra,
-                              environment: adminToken.map { ["VOUCH_ADMIN_TOKEN": $0] } ?? [:])
+                              environment: environment)
         let line = try await child.waitForLine(containing: "vouch listening on http://")
         let port = try ProcessServer.port(in: line)
         let token: String
