@@ -1,5 +1,4 @@
 import Foundation
-import VouchServer
 
 /// The pieces of `scripts/bench.sh` that need Swift (docs/PERFORMANCE.md):
 ///
@@ -37,14 +36,10 @@ struct VouchBenchmark {
                 let publicKeyPEM = try option("--public-key", in: arguments).map { try String(contentsOfFile: $0, encoding: .utf8) }
                 try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099, publicKeyPEM: publicKeyPEM)
             case "store":
-                // Measured as `vouch serve` runs: with its allocator tuning (it starts itself again).
-                AllocatorTuning.relaunchIfUntuned()
                 try await StoreSignIns(sessions: try option("--sessions", in: arguments).flatMap(Int.init) ?? 100_000,
                                        concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
                                        users: try option("--users", in: arguments).flatMap(Int.init) ?? 5_000).run()
             case "handler":
-                // As `vouch serve` runs, and so the bare app's handler beside it too.
-                AllocatorTuning.relaunchIfUntuned()
                 try await HandlerSignIns(signIns: try option("--signins", in: arguments).flatMap(Int.init) ?? 20_000,
                                          concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
                                          rounds: try option("--rounds", in: arguments).flatMap(Int.init) ?? 3).run()

@@ -101,9 +101,6 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // First, before anything is opened: glibc's allocator tuned for the server (in place,
-        // same process; a no-op once tuned, or when the operator set GLIBC_TUNABLES).
-        AllocatorTuning.relaunchIfUntuned()
         let logger = LogSetup.logger(label: "vouch", level: logLevel)
         // Everything the server creates (database, WAL, admin token) is for its user alone.
         umask(0o077)

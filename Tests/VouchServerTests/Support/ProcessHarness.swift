@@ -6,7 +6,6 @@ import NIOPosix
 import Synchronization
 import Testing
 import VouchProtocol
-import VouchServer
 import VouchTestSupport
 import VouchTokens
 
@@ -64,7 +63,6 @@ enum ProcessHarness {
         var environment = ProcessInfo.processInfo.environment
         environment["VOUCH_ADMIN_TOKEN"] = nil
         environment["VOUCH_DATABASE_URL"] = nil
-        environment[AllocatorTuning.environmentVariable] = nil
         for (name, value) in overrides { environment[name] = value }
         return environment
     }
@@ -268,12 +266,10 @@ final class ProcessScratch: Sendable {
     /// - Parameter adminToken: `VOUCH_ADMIN_TOKEN` for the child; without it the token is read
     ///   from `<dataDir>/admin-token`.
     func startServer(dataDir: String = "vouch-data", arguments extra: [String] = [],
-                     adminToken: String? = nil, environment: [String: String] = [:]) async throws -> ProcessServer {
+                     adminToken: String? = nil) async throws -> ProcessServer {
         let dataPath = url(dataDir).path
-        var environment = environment
-        if let adminToken { environment["VOUCH_ADMIN_TOKEN"] = adminToken }
         let child = try spawn("serve", ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataPath] + extra,
-                              environment: environment)
+                              environment: adminToken.map { ["VOUCH_ADMIN_TOKEN": $0] } ?? [:])
         let line = try await child.waitForLine(containing: "vouch listening on http://")
         let port = try ProcessServer.port(in: line)
         let token: String
