@@ -6,7 +6,7 @@ import VouchProtocol
 /// An error answer of PROTOCOL §2, thrown by handlers; it renders itself (`HTTPResponseError`).
 ///
 /// Handlers never build error responses by hand: they throw one of these, so every error body
-/// has the same shape, code and status whatever route produced it. `ErrorMiddleware` only turns
+/// has the same shape, code and status whatever route produced it. `ErrorAnswers` only turns
 /// errors of other types (the store's, Hummingbird's, the connection's) into one of these.
 public struct APIError: HTTPResponseError, Sendable {
     public var body: ErrorBody

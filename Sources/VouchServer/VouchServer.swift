@@ -48,12 +48,9 @@ public enum VouchServer {
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
         let router = Router(context: VouchRequestContext.self)
         // Middleware first: a route captures the middleware added before it is registered. The
-        // error middleware consults the route table, which is filled in below (it is a class).
+        // envelope's error answers consult the route table, which is filled in below (a class).
         let table = RouteTableBox()
-        router.add(middleware: MetricsMiddleware(metrics: metrics))
-        router.add(middleware: RequestLogMiddleware())
-        router.add(middleware: ErrorMiddleware(routes: table))
-        router.add(middleware: SignInMetricsMiddleware(metrics: metrics))
+        router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: metrics))
         if !configuration.trustedProxies.isEmpty {
             router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         }

@@ -11,7 +11,7 @@ struct AdminAreaTests {
     func unguardedRouteIsGuarded() async throws {
         let router = Router(context: VouchRequestContext.self)
         let table = RouteTableBox()
-        router.add(middleware: ErrorMiddleware(routes: table))
+        router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: ServerMetrics()))
         let addedLater = RouteCollection(context: AdminContext.self)
         addedLater.get("/added-later") { _, context in
             Response(status: .ok, body: .init(byteBuffer: .init(string: "\(context.principal == .adminToken)")))
@@ -38,7 +38,7 @@ struct AdminAreaTests {
     func adminContextNeedsPrincipal() async throws {
         let router = Router(context: VouchRequestContext.self)
         let table = RouteTableBox()
-        router.add(middleware: ErrorMiddleware(routes: table))
+        router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: ServerMetrics()))
         // Wired wrongly on purpose: the admin context without the admin area's middleware.
         RouteRegistrar(router: router.group(context: AdminContext.self), table: table).on(.get, "/admin/miswired") { _, _ in
             Response(status: .ok)

@@ -6,23 +6,19 @@ import NIOHTTP1
 import VouchProtocol
 import VouchStore
 
-/// Makes every error answer a PROTOCOL §2 body, so that no route, and no input, can produce a
-/// response of another shape, a stack trace, or a crash-and-close.
+/// Turns every error a route throws into a PROTOCOL §2 answer, so that no route, and no input,
+/// can produce a response of another shape, a stack trace, or a crash-and-close.
 ///
-/// `APIError` renders itself; this middleware only translates every other error into one. What
-/// reaches clients is fixed text; the underlying error goes to the log by type only (error
-/// descriptions can quote input, and input can be a token).
-struct ErrorMiddleware: RouterMiddleware {
-    typealias Context = VouchRequestContext
-
+/// `APIError` renders itself; this only translates every other error into one. What reaches
+/// clients is fixed text; the underlying error goes to the log by type only (error descriptions
+/// can quote input, and input can be a token). Applied by `RequestEnvelopeMiddleware`.
+struct ErrorAnswers: Sendable {
     let routes: RouteTableBox
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch {
-            return try apiError(for: error, request: request, logger: context.logger).response(from: request, context: context)
-        }
+    /// The answer to `error`, thrown by the route that `request` reached (or by the router when
+    /// none did).
+    func response(for error: any Error, request: Request, context: VouchRequestContext) throws -> Response {
+        try apiError(for: error, request: request, logger: context.logger).response(from: request, context: context)
     }
 
     private func apiError(for error: any Error, request: Request, logger: Logger) -> APIError {

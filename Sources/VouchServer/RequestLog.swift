@@ -1,0 +1,17 @@
+import Hummingbird
+import Logging
+
+/// One log line per request: method, route *pattern* (so `DELETE /sessions/<token>` is logged as
+/// `/sessions/:token`, never with the token), status and duration. Headers and bodies are never
+/// logged: they carry session tokens, admin tokens and identity tokens. Written by
+/// `RequestEnvelopeMiddleware`.
+enum RequestLog {
+    static func write(_ request: Request, route: String?, status: HTTPResponse.Status, elapsed: Duration, to logger: Logger) {
+        logger.info("request", metadata: [
+            "method": "\(request.method.rawValue)",
+            "route": "\(route ?? "(no route)")",
+            "status": "\(status.code)",
+            "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+        ])
+    }
+}
