@@ -78,23 +78,10 @@ final class SQLiteWorker: Sendable {
     /// Runs `body` inside a transaction, committed (possibly together with other operations) before
     /// this returns; on any throw, nothing `body` wrote remains.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let outcome = Outcome<T>()
-            let operation = GroupedOperation(
-                body: { db in
-                    let value = try body(db)
-                    outcome.value.withLock { $0 = value }
-                },
-                finish: { error in
-                    self.inFlight.subtract(1, ordering: .relaxed)
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else if let value = outcome.value.withLock({ $0.take() }) {
-                        continuation.resume(returning: value)
-                    } else {
-                        continuation.resume(throwing: StoreError.unavailable("a committed operation left no result"))
-                    }
-                })
+        // Unchecked: every path of `commitGroup` answers each operation exactly once (the worker's
+        // tests hold each path to it), and a checked continuation is one more allocation a write.
+        try await withUnsafeThrowingContinuation { continuation in
+            let operation = PendingWrite(body: body, continuation: continuation)
             inFlight.add(1, ordering: .relaxed)
             // One commit is scheduled for everything that waits: the first write to find the
             // list empty schedules it, and the ones that join before it takes them ride along
@@ -111,6 +98,12 @@ final class SQLiteWorker: Sendable {
         }
     }
 
+    /// Answers one operation of a settled group: its error, or the value it left.
+    private func answer(_ operation: any GroupedOperation, _ error: (any Error)?) {
+        inFlight.subtract(1, ordering: .relaxed)
+        operation.finish(error)
+    }
+
     /// On the queue: the operations waiting now, in groups of up to `maximumGroupSize`, each in one
     /// transaction (`commitGroup`).
     ///
@@ -122,7 +115,7 @@ final class SQLiteWorker: Sendable {
     private func commitWaiting() {
         gather()
         while true {
-            let (group, leftOver) = waiting.withLock { waiting -> ([GroupedOperation], Bool) in
+            let (group, leftOver) = waiting.withLock { waiting -> ([any GroupedOperation], Bool) in
                 let taken = Array(waiting.operations.prefix(Self.maximumGroupSize))
                 waiting.operations.removeFirst(taken.count)
                 return (taken, !waiting.operations.isEmpty)
@@ -140,7 +133,7 @@ final class SQLiteWorker: Sendable {
     /// fails after a write sends the whole group, rolled back, through `commitWithSavepoints`,
     /// where each operation runs in a savepoint of its own. The common group thus pays no
     /// savepoints.
-    private func commitGroup(_ group: [GroupedOperation]) {
+    private func commitGroup(_ group: [any GroupedOperation]) {
         let db = SQLiteRunner(handle: connection.handle)
         guard begin(group, db) else { return }
         var failures: [(any Error)?] = []
@@ -148,12 +141,12 @@ final class SQLiteWorker: Sendable {
         for operation in group {
             let before = connection.handle.totalChanges
             do {
-                try operation.body(db)
+                try operation.run(db)
                 failures.append(nil)
             } catch {
                 guard connection.handle.inTransaction else {
                     // SQLite gave up the transaction by itself (a full disk): nothing is kept.
-                    for operation in group { operation.finish(error) }
+                    for operation in group { answer(operation, error) }
                     return
                 }
                 if connection.handle.totalChanges == before {
@@ -206,14 +199,14 @@ final class SQLiteWorker: Sendable {
 
     /// The group again, each operation in its own savepoint so that one that fails after writing
     /// is rolled back alone.
-    private func commitWithSavepoints(_ group: [GroupedOperation], _ db: SQLiteRunner) {
+    private func commitWithSavepoints(_ group: [any GroupedOperation], _ db: SQLiteRunner) {
         guard begin(group, db) else { return }
         var failures: [(any Error)?] = []
         for operation in group {
             do {
                 try db.execute("SAVEPOINT operation")
                 do {
-                    try operation.body(db)
+                    try operation.run(db)
                     try db.execute("RELEASE operation")
                     failures.append(nil)
                 } catch {
@@ -225,35 +218,35 @@ final class SQLiteWorker: Sendable {
                 // The savepoint machinery itself failed (SQLite may have rolled the whole
                 // transaction back, e.g. on a full disk): nothing of the group is kept.
                 rollback()
-                for operation in group { operation.finish(error) }
+                for operation in group { answer(operation, error) }
                 return
             }
         }
         commit(group, failures, db)
     }
 
-    private func begin(_ group: [GroupedOperation], _ db: SQLiteRunner) -> Bool {
+    private func begin(_ group: [any GroupedOperation], _ db: SQLiteRunner) -> Bool {
         do {
             try db.execute("BEGIN IMMEDIATE")
             return true
         } catch {
-            for operation in group { operation.finish(error) }
+            for operation in group { answer(operation, error) }
             return false
         }
     }
 
     /// Commits, then answers every operation: each caller hears only once its writes are on disk.
-    private func commit(_ group: [GroupedOperation], _ failures: [(any Error)?], _ db: SQLiteRunner) {
+    private func commit(_ group: [any GroupedOperation], _ failures: [(any Error)?], _ db: SQLiteRunner) {
         do {
             try db.execute("COMMIT")
         } catch {
             rollback()
-            for operation in group { operation.finish(error) }
+            for operation in group { answer(operation, error) }
             return
         }
         lastGroupSize.store(group.count, ordering: .relaxed)
         groups.add(1, ordering: .relaxed)
-        for (operation, failure) in zip(group, failures) { operation.finish(failure) }
+        for (operation, failure) in zip(group, failures) { answer(operation, failure) }
         afterCommit?(group.count)
     }
 
@@ -281,21 +274,44 @@ final class SQLiteWorker: Sendable {
 
 /// The writes waiting for the writer to take them.
 private struct WaitingWrites {
-    var operations: [GroupedOperation] = []
+    var operations: [any GroupedOperation] = []
     /// While the writer holds a group back: the count at which the write that reaches it wakes
     /// the writer (and clears this, so that exactly one write signals).
     var wakeAt: Int?
 }
 
-/// One queued write: the work, and how to answer its caller once its group is settled.
-private struct GroupedOperation: Sendable {
-    let body: @Sendable (SQLiteRunner) throws -> Void
-    let finish: @Sendable ((any Error)?) -> Void
+/// One queued write, as the writer sees it: run it (perhaps twice, the second time in a savepoint
+/// of its own), then answer its caller once its group is settled.
+private protocol GroupedOperation: AnyObject, Sendable {
+    func run(_ db: SQLiteRunner) throws
+    func finish(_ error: (any Error)?)
 }
 
-/// What a grouped operation returned, kept until its group has committed.
-private final class Outcome<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
+/// A write, the value it returned and the caller waiting for it, in one object: one allocation
+/// a write. Only the writer's serial queue runs and answers it, so `value` needs no lock.
+private final class PendingWrite<T: Sendable>: GroupedOperation, @unchecked Sendable {
+    private let body: @Sendable (SQLiteRunner) throws -> T
+    private let continuation: UnsafeContinuation<T, any Error>
+    private var value: T?
+
+    init(body: @escaping @Sendable (SQLiteRunner) throws -> T, continuation: UnsafeContinuation<T, any Error>) {
+        self.body = body
+        self.continuation = continuation
+    }
+
+    func run(_ db: SQLiteRunner) throws {
+        value = try body(db)
+    }
+
+    func finish(_ error: (any Error)?) {
+        if let error {
+            continuation.resume(throwing: error)
+        } else if let value = value.take() {
+            continuation.resume(returning: value)
+        } else {
+            continuation.resume(throwing: StoreError.unavailable("a committed operation left no result"))
+        }
+    }
 }
 
 /// The connection handle, which only the worker's serial queue touches: that confinement, not a
