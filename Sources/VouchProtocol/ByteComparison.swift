@@ -48,7 +48,20 @@ extension StringProtocol {
         guard utf8.starts(with: prefix.utf8) else { return nil }
         return String(validating: utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }
+}
 
+extension String {
+    /// The text after `prefix`, when the UTF-8 bytes start with it, as a view of this string
+    /// rather than a copy: for a prefix that is only looked past (an id after `layer:///keys/`),
+    /// once a request. `prefix` must end where a Unicode scalar does, as every ASCII prefix does.
+    @inlinable
+    public func bytesAfterPrefix(_ prefix: some StringProtocol) -> Substring? {
+        guard bytesHavePrefix(prefix) else { return nil }
+        return self[utf8.index(utf8.startIndex, offsetBy: prefix.utf8.count)...]
+    }
+}
+
+extension StringProtocol {
     /// Both texts' UTF-8 as buffers, when both are stored contiguously (native strings and their
     /// substrings are): comparing buffers is a tight loop, where the views' iterators are not.
     @inlinable

@@ -58,7 +58,7 @@ public enum LayerID {
     }
 
     static func parse(_ text: String, prefix: String) -> UUID? {
-        if let rest = text.bytesDroppingPrefix(prefix) { return parseUUID(rest) }
+        if let rest = text.bytesAfterPrefix(prefix) { return parseUUID(rest) }
         return parseUUID(text)
     }
 }

@@ -148,8 +148,17 @@ final class SQLiteConnectionHandle {
         switch value {
         case .integer(let integer): return sqlite_nio_sqlite3_bind_int64(statement, index, integer)
         case .float(let double): return sqlite_nio_sqlite3_bind_double(statement, index, double)
-        case .text(let text):
-            return sqlite_nio_sqlite3_bind_text64(statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+        case .text(var text):
+            // The string's own UTF-8 where it lies (SQLite copies it): passing the `String` itself
+            // would make a NUL-terminated copy of it first, an allocation a bound text.
+            return text.withUTF8 { utf8 in
+                guard let base = utf8.baseAddress else {
+                    return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                    sqlite_nio_sqlite3_bind_text64(statement, index, $0, UInt64(utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+                }
+            }
         case .blob(let bytes):
             guard !bytes.isEmpty else { return sqlite_nio_sqlite3_bind_zeroblob(statement, index, 0) }
             return bytes.withUnsafeBytes {

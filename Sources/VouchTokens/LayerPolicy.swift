@@ -148,7 +148,7 @@ struct LayerPolicy {
     /// #8/#9: `layer:///keys/<uuid>` or a bare UUID. A `layer:///keys/` prefix with anything but a
     /// UUID after it is malformed; anything else (paths, SQL, other schemes) names no key.
     private func resolveKeyID(_ kid: String, _ findings: inout Findings) throws(Findings.Stop) -> UUID? {
-        if let rest = kid.bytesDroppingPrefix(LayerID.keyPrefix) {
+        if let rest = kid.bytesAfterPrefix(LayerID.keyPrefix) {
             guard let id = LayerID.parseUUID(rest) else {
                 try findings.add(.keyMalformed, param: "kid")
                 return nil

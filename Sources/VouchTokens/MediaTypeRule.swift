@@ -12,17 +12,22 @@ struct MediaTypeRule: Sendable {
     /// Shown in the hint of #7: the spellings a minter should use.
     var description: String { accepted.map { "`\($0)`" }.joined(separator: " or ") }
 
+    /// Compared where the bytes lie, without copies: the rule runs on every token's header.
     func accepts(_ value: String) -> Bool {
-        var bytes = Array(value.utf8)
-        let prefix = Array("application/".utf8)
-        if bytes.count > prefix.count, Self.asciiUppercased(bytes[..<prefix.count]) == Self.asciiUppercased(prefix[...]) {
-            bytes.removeFirst(prefix.count)
+        let bytes = value.utf8
+        let prefix = "application/".utf8
+        var subtype = bytes[...]
+        if bytes.count > prefix.count, Self.equalIgnoringASCIICase(bytes.prefix(prefix.count), prefix) {
+            subtype = bytes.dropFirst(prefix.count)
         }
-        let subtype = Self.asciiUppercased(bytes[...])
-        return accepted.contains { Array($0.utf8) == subtype }
+        return accepted.contains { Self.equalIgnoringASCIICase(subtype, $0.utf8) }
     }
 
-    private static func asciiUppercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        bytes.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }
+    private static func equalIgnoringASCIICase(_ mine: some Collection<UInt8>, _ theirs: some Collection<UInt8>) -> Bool {
+        mine.count == theirs.count && zip(mine, theirs).allSatisfy { asciiUppercased($0) == asciiUppercased($1) }
+    }
+
+    private static func asciiUppercased(_ byte: UInt8) -> UInt8 {
+        (0x61...0x7A).contains(byte) ? byte - 0x20 : byte
     }
 }
