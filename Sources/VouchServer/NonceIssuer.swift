@@ -33,14 +33,27 @@ struct NonceIssuer: Sendable {
         return NonceIssuer(secret: try await store.secret(named: secretName, orInsert: candidate))
     }
 
-    /// A new nonce, bound to `appID` when one is given.
+    /// A new nonce, bound to `appID` when one is given. Assembled in one buffer on the stack:
+    /// every `POST /nonces` and every challenge makes one, and arrays for the parts cost
+    /// an allocation each.
     func issue(now: Int64, appID: UUID? = nil) -> (nonce: String, expiresAt: Int64) {
         let expiresAt = now + Self.lifetime
-        var payload = SecureRandom.bytes(Self.randomCount)
-        withUnsafeBytes(of: UInt64(bitPattern: expiresAt).bigEndian) { payload.append(contentsOf: $0) }
-        if let appID { withUnsafeBytes(of: appID.uuid) { payload.append(contentsOf: $0) } }
-        let tag = key.code(payload)
-        return (Base64URL.encode(payload + tag), expiresAt)
+        let payloadCount = Self.expiryEnd + (appID == nil ? 0 : Self.appIDCount)
+        let nonce = withUnsafeTemporaryAllocation(byteCount: payloadCount + Self.tagCount, alignment: 1) { buffer -> String in
+            SecureRandom.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[..<Self.randomCount]))
+            withUnsafeBytes(of: UInt64(bitPattern: expiresAt).bigEndian) {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[Self.randomCount..<Self.expiryEnd]).copyMemory(from: $0)
+            }
+            if let appID {
+                withUnsafeBytes(of: appID.uuid) {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[Self.expiryEnd..<payloadCount]).copyMemory(from: $0)
+                }
+            }
+            key.write(codeOf: UnsafeRawBufferPointer(rebasing: buffer[..<payloadCount]),
+                      into: UnsafeMutableRawBufferPointer(rebasing: buffer[payloadCount...]))
+            return Base64URL.encode(UnsafeRawBufferPointer(buffer))
+        }
+        return (nonce, expiresAt)
     }
 
     /// What a genuine nonce proves about itself: its expiry, the app it admits (any when `nil`),
@@ -71,9 +84,10 @@ struct NonceIssuer: Sendable {
         guard expiresAt > now, expiresAt <= now + Self.lifetime + 60 else { return nil }
         var appID: UUID?
         if payloadCount > Self.expiryEnd {
-            let raw = Array(bytes[Self.expiryEnd..<payloadCount])
-            appID = UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-                                raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
+            let at = Self.expiryEnd
+            appID = UUID(uuid: (bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3], bytes[at + 4], bytes[at + 5],
+                                bytes[at + 6], bytes[at + 7], bytes[at + 8], bytes[at + 9], bytes[at + 10], bytes[at + 11],
+                                bytes[at + 12], bytes[at + 13], bytes[at + 14], bytes[at + 15]))
         }
         return Opened(expiresAt: expiresAt, appID: appID, hash: Array(SHA256.hash(data: bytes)))
     }

@@ -124,6 +124,7 @@ public enum Base64URL {
     }
 
     public static func decodeCanonical(_ text: String) -> [UInt8]? {
-        decodeCanonical(Array(text.utf8))
+        // The string's own UTF-8 where it lies (a native string's is contiguous): no copy first.
+        decodeCanonical(text.utf8)
     }
 }

@@ -37,6 +37,13 @@ public struct KeyedHMAC: Sendable {
         digest(message).withUnsafeBytes { Array($0) }
     }
 
+    /// The 32-byte code of `message`, written into the first 32 bytes of `output` (for a caller
+    /// that assembles message and code in one buffer).
+    public func write(codeOf message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count >= SHA256.byteCount, "the code is 32 bytes")
+        digest(message).withUnsafeBytes { output.copyMemory(from: $0) }
+    }
+
     private func digest(_ message: UnsafeRawBufferPointer) -> SHA256.Digest {
         var inner = self.inner
         inner.update(bufferPointer: message)

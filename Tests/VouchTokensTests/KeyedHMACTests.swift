@@ -15,6 +15,12 @@ struct KeyedHMACTests {
                 let message = (0..<messageLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 let reference = Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
                 #expect(keyed.code(message) == reference, "key \(keyLength) bytes, message \(messageLength) bytes")
+                var written = [UInt8](repeating: 0xAA, count: 40)
+                message.withUnsafeBytes { message in
+                    written.withUnsafeMutableBytes { keyed.write(codeOf: message, into: $0) }
+                }
+                #expect(Array(written.prefix(32)) == reference && written.suffix(8).allSatisfy { $0 == 0xAA },
+                        "written in place: the code, and nothing past it")
                 #expect(keyed.isValid(tag: reference, for: message))
                 var wrong = reference
                 wrong[messageLength % 32] ^= 0x01
