@@ -185,11 +185,21 @@ private struct AskedQuestions: Sendable {
 
 /// What one `prepare` read, kept for the rest of the request.
 private final class Prefetched: Sendable {
-    struct Answers: Sendable {
+    /// A class, not a struct: the verifier asks for the answers several times a sign-in, and a
+    /// struct of this many strings and records was copied out from under the lock each time,
+    /// ~90 reference-count operations a sign-in, where a reference is one.
+    final class Answers: Sendable {
         let plan: LookupPlan
         let asked: AskedQuestions
         let store: SignInStanding
         let includesApp: Bool
+
+        init(plan: LookupPlan, asked: AskedQuestions, store: SignInStanding, includesApp: Bool) {
+            self.plan = plan
+            self.asked = asked
+            self.store = store
+            self.includesApp = includesApp
+        }
     }
 
     private let stored = Mutex<Answers?>(nil)

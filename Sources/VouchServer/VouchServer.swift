@@ -55,11 +55,13 @@ public enum VouchServer {
             router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         }
         let routes = RouteRegistrar(router: router, table: table)
-        MetricsRoute(metrics: metrics).register(routes)
-        OpenAPIRoute().register(routes)
+        // The client API first: the router tries a path's first component against the routes'
+        // in the order they were registered, and these are the ones a storm of clients calls.
         ClientRoutes(authenticator: authenticator, rejections: rejections,
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
+        MetricsRoute(metrics: metrics).register(routes)
+        OpenAPIRoute().register(routes)
         let adminToken = AdminToken(configuration.adminToken)
         AdminArea.register(
             AdminAPI(store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now).collections,

@@ -148,23 +148,29 @@ final class SQLiteConnectionHandle {
         switch value {
         case .integer(let integer): return sqlite_nio_sqlite3_bind_int64(statement, index, integer)
         case .float(let double): return sqlite_nio_sqlite3_bind_double(statement, index, double)
-        case .text(var text):
+        case .text(let text):
             // The string's own UTF-8 where it lies (SQLite copies it): passing the `String` itself
             // would make a NUL-terminated copy of it first, an allocation a bound text.
-            return text.withUTF8 { utf8 in
-                guard let base = utf8.baseAddress else {
-                    return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
-                }
-                return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
-                    sqlite_nio_sqlite3_bind_text64(statement, index, $0, UInt64(utf8.count), Self.transient, UInt8(SQLITE_UTF8))
-                }
+            if let bound = text.utf8.withContiguousStorageIfAvailable({ bindText($0, at: index, of: statement) }) {
+                return bound
             }
+            var native = text
+            return native.withUTF8 { bindText($0, at: index, of: statement) }
         case .blob(let bytes):
             guard !bytes.isEmpty else { return sqlite_nio_sqlite3_bind_zeroblob(statement, index, 0) }
             return bytes.withUnsafeBytes {
                 sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
             }
         case .null: return sqlite_nio_sqlite3_bind_null(statement, index)
+        }
+    }
+
+    private func bindText(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int32, of statement: OpaquePointer) -> Int32 {
+        guard let base = utf8.baseAddress else {
+            return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+        }
+        return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+            sqlite_nio_sqlite3_bind_text64(statement, index, $0, UInt64(utf8.count), Self.transient, UInt8(SQLITE_UTF8))
         }
     }
 

@@ -195,16 +195,19 @@ enum SQLiteGatheringVFS {
             xRead: { file, data, amount, offset in SQLiteGatheringVFS.flushed(file, then: { $0.xRead!($1, data, amount, offset) }) },
             xWrite: { file, data, amount, offset in
                 guard let file, let data, amount >= 0 else { return SQLITE_MISUSE }
-                let pending = SQLiteGatheringVFS.buffer(file)
-                pending.writesAsked += 1
-                if !pending.bytes.isEmpty
-                    && (offset != pending.start + Int64(pending.bytes.count) || pending.bytes.count + Int(amount) > WriteBuffer.limit) {
-                    let flushed = SQLiteGatheringVFS.flush(file)
-                    guard flushed == SQLITE_OK else { return flushed }
+                // The file keeps its buffer alive until xClose: borrowed, not retained, on the
+                // call SQLite makes twice for every frame.
+                return SQLiteGatheringVFS.header(file).pointee.buffer._withUnsafeGuaranteedRef { pending in
+                    pending.writesAsked += 1
+                    if !pending.bytes.isEmpty
+                        && (offset != pending.start + Int64(pending.bytes.count) || pending.bytes.count + Int(amount) > WriteBuffer.limit) {
+                        let flushed = SQLiteGatheringVFS.flush(file)
+                        guard flushed == SQLITE_OK else { return flushed }
+                    }
+                    if pending.bytes.isEmpty { pending.start = offset }
+                    pending.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: Int(amount)))
+                    return SQLITE_OK
                 }
-                if pending.bytes.isEmpty { pending.start = offset }
-                pending.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: Int(amount)))
-                return SQLITE_OK
             },
             xTruncate: { file, size in SQLiteGatheringVFS.flushed(file, then: { $0.xTruncate!($1, size) }) },
             xSync: { file, flags in SQLiteGatheringVFS.flushed(file, then: { $0.xSync!($1, flags) }) },
