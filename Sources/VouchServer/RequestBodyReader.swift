@@ -52,8 +52,16 @@ package enum RequestBodyReader {
 
     /// Reads the whole body (bounded); for routes that take none, this still enforces the limit.
     static func collect(_ request: Request) async throws -> [UInt8] {
-        if let length = request.headers.combinedValue(.contentLength).flatMap({ Int($0) }), length > RequestLimits.maximumBodySize {
+        let declaredLength = request.headers.combinedValue(.contentLength).flatMap { Int($0) }
+        if let declaredLength, declaredLength > RequestLimits.maximumBodySize {
             throw tooLarge
+        }
+        // A request with neither Content-Length nor Transfer-Encoding, or a Content-Length of 0,
+        // has no body (RFC 9112 §6.3): there is nothing to wait for, and walking the body's async
+        // stream to its end cost a bodiless `POST /nonces` a dozen async calls. (Hummingbird
+        // drains whatever a route left unread, as it does for every route that reads no body.)
+        if declaredLength == 0 || (declaredLength == nil && request.headers[.transferEncoding] == nil) {
+            return []
         }
         do {
             var buffer = try await request.body.collect(upTo: RequestLimits.maximumBodySize)
