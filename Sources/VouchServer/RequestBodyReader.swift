@@ -56,11 +56,11 @@ package enum RequestBodyReader {
         if let declaredLength, declaredLength > RequestLimits.maximumBodySize {
             throw tooLarge
         }
-        // A request with neither Content-Length nor Transfer-Encoding, or a Content-Length of 0,
-        // has no body (RFC 9112 §6.3): there is nothing to wait for, and walking the body's async
+        // Without Transfer-Encoding, a request with no Content-Length or a Content-Length of 0 has
+        // no body (RFC 9112 §6.3): there is nothing to wait for, and walking the body's async
         // stream to its end cost a bodiless `POST /nonces` a dozen async calls. (Hummingbird
         // drains whatever a route left unread, as it does for every route that reads no body.)
-        if declaredLength == 0 || (declaredLength == nil && request.headers[.transferEncoding] == nil) {
+        if declaredLength ?? 0 == 0, !request.headers.contains(.transferEncoding) {
             return []
         }
         do {

@@ -6,9 +6,10 @@ import Hummingbird
 /// `RequestLog`).
 ///
 /// One middleware rather than four because each layer is an async call that copies the request
-/// and its context and reads the clock again: four of them cost a `POST /nonces` about 40 % of a
-/// bare request in process (docs/PERFORMANCE.md). The order of the four is kept: the sign-in count
-/// sees what the route threw, the request's count and log line see the answer that was sent.
+/// and its context, and two read the clock again: in process, one in their place took about a
+/// quarter of a bare request off a `POST /nonces` (docs/PERFORMANCE.md). The order of the four is
+/// kept: the sign-in count sees what the route threw, the request's count and log line see the
+/// answer that was sent.
 struct RequestEnvelopeMiddleware: RouterMiddleware {
     typealias Context = VouchRequestContext
 
