@@ -29,7 +29,7 @@ struct ClientRoutes {
 
     /// An empty body asks for a nonce any app accepts; `{"app_id"}` binds it to that app.
     private func createNonce(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
-        try await enforceRateLimit(context)
+        try enforceRateLimit(context)
         let body = try await RequestBodyReader.decodeIfPresent(CreateNonceRequest.self, from: request, context: context)
         var appID: UUID?
         if let appText = body?.appID {
@@ -42,7 +42,7 @@ struct ClientRoutes {
     }
 
     private func createSession(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
-        try await enforceRateLimit(context)
+        try enforceRateLimit(context)
         let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
         let (token, appID) = try AppLookup.tokenAndAppID(body)
         let session: SessionResponse
@@ -72,8 +72,8 @@ struct ClientRoutes {
                            expiresAt: Timestamp.rfc3339(authenticated.session.expiresAt))))
     }
 
-    private func enforceRateLimit(_ context: VouchRequestContext) async throws {
-        guard let rateLimiter, let wait = await rateLimiter.acquire(client: context.clientIP) else { return }
+    private func enforceRateLimit(_ context: VouchRequestContext) throws {
+        guard let rateLimiter, let wait = rateLimiter.acquire(client: context.clientIP) else { return }
         throw APIError(.rateLimitExceeded, "Too many requests; retry after \(wait) s.",
                        data: ["retry_after": .number(JSONNumber(Int64(wait)))], headers: [.retryAfter: String(wait)])
     }

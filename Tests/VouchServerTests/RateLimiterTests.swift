@@ -17,38 +17,38 @@ struct RateLimiterTests {
     func burstThenWait() async {
         let uptime = Uptime()
         let limiter = RateLimiter(ratePerSecond: 4, clock: { uptime.now })
-        for _ in 0..<8 { #expect(await limiter.acquire(client: "a") == nil) }
-        #expect(await limiter.acquire(client: "a") == 1)
+        for _ in 0..<8 { #expect(limiter.acquire(client: "a") == nil) }
+        #expect(limiter.acquire(client: "a") == 1)
         uptime.advance(0.2)
-        #expect(await limiter.acquire(client: "a") == 1, "0.8 tokens: still a wait, of 0.05 s rounded up to 1")
+        #expect(limiter.acquire(client: "a") == 1, "0.8 tokens: still a wait, of 0.05 s rounded up to 1")
         uptime.advance(0.05)
-        #expect(await limiter.acquire(client: "a") == nil, "one token back after 0.25 s at 4/s")
-        #expect(await limiter.acquire(client: "b") == nil, "clients have their own buckets")
+        #expect(limiter.acquire(client: "a") == nil, "one token back after 0.25 s at 4/s")
+        #expect(limiter.acquire(client: "b") == nil, "clients have their own buckets")
     }
 
     @Test("the wait grows with the deficit: at 1/s, an empty bucket waits one second")
     func waits() async {
         let uptime = Uptime()
         let slow = RateLimiter(ratePerSecond: 1, clock: { uptime.now })
-        #expect(await slow.acquire(client: "a") == nil)
-        #expect(await slow.acquire(client: "a") == nil)
-        #expect(await slow.acquire(client: "a") == 1)
+        #expect(slow.acquire(client: "a") == nil)
+        #expect(slow.acquire(client: "a") == nil)
+        #expect(slow.acquire(client: "a") == 1)
         uptime.advance(0.5)
-        #expect(await slow.acquire(client: "a") == 1)
+        #expect(slow.acquire(client: "a") == 1)
         uptime.advance(0.5)
-        #expect(await slow.acquire(client: "a") == nil)
+        #expect(slow.acquire(client: "a") == nil)
     }
 
     @Test("refill stops at the burst, and a clock that goes back refills nothing")
     func refillBounds() async {
         let uptime = Uptime()
         let limiter = RateLimiter(ratePerSecond: 2, clock: { uptime.now })
-        for _ in 0..<4 { #expect(await limiter.acquire(client: "a") == nil) }
+        for _ in 0..<4 { #expect(limiter.acquire(client: "a") == nil) }
         uptime.advance(3600)
-        for _ in 0..<4 { #expect(await limiter.acquire(client: "a") == nil) }
-        #expect(await limiter.acquire(client: "a") != nil, "an hour of quiet refills the burst, not more")
+        for _ in 0..<4 { #expect(limiter.acquire(client: "a") == nil) }
+        #expect(limiter.acquire(client: "a") != nil, "an hour of quiet refills the burst, not more")
         uptime.advance(-100)
-        #expect(await limiter.acquire(client: "a") != nil, "a backwards step adds no tokens")
+        #expect(limiter.acquire(client: "a") != nil, "a backwards step adds no tokens")
     }
 
     @Test("the table of clients stays bounded: refilled clients go first, then the oldest")
@@ -56,13 +56,35 @@ struct RateLimiterTests {
         let uptime = Uptime()
         let limiter = RateLimiter(ratePerSecond: 1, maximumClients: 3, clock: { uptime.now })
         for client in ["a", "b", "c"] {
-            #expect(await limiter.acquire(client: client) == nil)
-            #expect(await limiter.acquire(client: client) == nil)
+            #expect(limiter.acquire(client: client) == nil)
+            #expect(limiter.acquire(client: client) == nil)
             uptime.advance(0.1)
         }
         // All three are empty; a fourth client evicts the oldest (a), which then starts afresh.
-        #expect(await limiter.acquire(client: "d") == nil)
-        #expect(await limiter.acquire(client: "b") == 1, "b kept its empty bucket")
-        #expect(await limiter.acquire(client: "a") == nil, "a was forgotten, so it has a full bucket again")
+        #expect(limiter.acquire(client: "d") == nil)
+        #expect(limiter.acquire(client: "b") == 1, "b kept its empty bucket")
+        #expect(limiter.acquire(client: "a") == nil, "a was forgotten, so it has a full bucket again")
+    }
+
+    @Test("requests racing on many threads take exactly the burst between them; the table stays bounded")
+    func concurrentAcquires() async {
+        let uptime = Uptime()
+        let one = RateLimiter(ratePerSecond: 50, clock: { uptime.now })
+        let many = RateLimiter(ratePerSecond: 50, maximumClients: 8, clock: { uptime.now })
+        let allowed = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    var allowed = 0
+                    for round in 0..<100 {
+                        if one.acquire(client: "storm") == nil { allowed += 1 }
+                        _ = many.acquire(client: "client-\(task)-\(round)")
+                    }
+                    return allowed
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(allowed == 100, "the burst is twice the rate, and the clock stood still")
+        #expect(many.clientCount <= 8)
     }
 }

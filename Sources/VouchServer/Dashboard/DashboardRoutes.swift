@@ -62,7 +62,7 @@ struct DashboardRoutes: Sendable {
     }
 
     private func signIn(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
-        if let wait = await signInLimiter.acquire(client: context.clientIP) {
+        if let wait = signInLimiter.acquire(client: context.clientIP) {
             var response = signInPage(error: "Too many sign-in attempts; try again in \(wait) s.", status: .tooManyRequests)
             response.headers[.retryAfter] = String(wait)
             return response
