@@ -5,8 +5,8 @@ import Synchronization
 /// `POST /sessions`): `rate` requests a second, bursts up to `burst`.
 ///
 /// The table of clients is bounded: past `maximumClients`, buckets that have refilled (clients
-/// that went quiet) are forgotten first, then the oldest, so a flood of spoofed or rotating
-/// addresses costs bounded memory.
+/// that went quiet) are forgotten first, then the oldest sixteenth, so a flood of spoofed or
+/// rotating addresses costs bounded memory, and a pass over the table once per sixteenth of it.
 ///
 /// A lock rather than an actor: a look-up is a few hundred nanoseconds of arithmetic on every
 /// rate-limited request, where a hop to an actor and back made each of them queue a job and
@@ -56,11 +56,16 @@ final class RateLimiter: Sendable {
         }
     }
 
+    /// Clients forgotten at once when none had gone quiet: a sixteenth of the table, so that a
+    /// flood of new addresses pays the pass over the whole table once per sixteenth of it rather
+    /// than on every request (under the lock, which every limited request takes).
+    private var evictionBatch: Int { max(1, maximumClients / 16) }
+
     private func evict(from buckets: inout [String: Bucket], now: Double) {
         let refilled = buckets.filter { min(burst, $0.value.tokens + max(0, now - $0.value.updatedAt) * rate) >= burst }
         for client in refilled.keys { buckets[client] = nil }
-        if buckets.count >= maximumClients, let oldest = buckets.min(by: { $0.value.updatedAt < $1.value.updatedAt }) {
-            buckets[oldest.key] = nil
-        }
+        guard buckets.count >= maximumClients else { return }
+        let oldest = buckets.sorted { $0.value.updatedAt < $1.value.updatedAt }.prefix(evictionBatch)
+        for (client, _) in oldest { buckets[client] = nil }
     }
 }

@@ -87,4 +87,22 @@ struct RateLimiterTests {
         #expect(allowed == 100, "the burst is twice the rate, and the clock stood still")
         #expect(many.clientCount <= 8)
     }
+
+    @Test("a table full of active clients forgets its oldest sixteenth at once, not one client per newcomer")
+    func batchedEviction() async {
+        let uptime = Uptime()
+        let limiter = RateLimiter(ratePerSecond: 1, maximumClients: 64, clock: { uptime.now })
+        for client in 0..<64 {
+            #expect(limiter.acquire(client: "active-\(client)") == nil)
+            #expect(limiter.acquire(client: "active-\(client)") == nil)
+            uptime.advance(0.001)
+        }
+        #expect(limiter.clientCount == 64)
+        #expect(limiter.acquire(client: "newcomer") == nil)
+        #expect(limiter.clientCount == 64 - 4 + 1, "the four oldest went, and the newcomer came")
+        #expect(limiter.acquire(client: "active-0") == nil, "the oldest was forgotten: a full bucket again")
+        #expect(limiter.acquire(client: "active-63") == 1, "a recent one kept its empty bucket")
+        for newcomer in 0..<2 { #expect(limiter.acquire(client: "later-\(newcomer)") == nil) }
+        #expect(limiter.clientCount == 64, "room was made once, for the next few newcomers too")
+    }
 }
