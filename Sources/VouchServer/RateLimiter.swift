@@ -40,8 +40,9 @@ final class RateLimiter: Sendable {
 
     /// Takes one token for `client`; returns `nil` when allowed, or the whole seconds to wait.
     func acquire(client: String) -> Int? {
-        let now = clock()
-        return buckets.withLock { buckets in
+        buckets.withLock { buckets in
+            // Read under the lock, as the actor did: a bucket's time never steps backwards.
+            let now = clock()
             var bucket = buckets[client] ?? Bucket(tokens: burst, updatedAt: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updatedAt) * rate)
             bucket.updatedAt = now
