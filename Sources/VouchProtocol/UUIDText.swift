@@ -6,8 +6,6 @@ import Foundation
 /// and `uuidString.lowercased()` go through formatted scanning and case mapping, which showed in the
 /// sign-in profile. These do the same job on 36 bytes.
 enum UUIDText {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// Exactly 8-4-4-4-12 hexadecimal digits, any case; nothing else.
     static func parse(_ text: some StringProtocol) -> UUID? {
         if let parsed = text.utf8.withContiguousStorageIfAvailable(parse(utf8:)) { return parsed }
@@ -49,20 +47,35 @@ enum UUIDText {
 
     /// The lower-case canonical spelling.
     static func lowercase(_ id: UUID) -> String {
-        withUnsafeBytes(of: id.uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { output in
-                var written = 0
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        output[written] = UInt8(ascii: "-")
-                        written += 1
-                    }
-                    output[written] = hexDigits[Int(byte >> 4)]
-                    output[written + 1] = hexDigits[Int(byte & 0x0F)]
-                    written += 2
+        String(unsafeUninitializedCapacity: 36) { output in write(id, into: output) }
+    }
+
+    /// Writes the lower-case canonical spelling into the first 36 bytes of `output` (which must
+    /// hold them) and returns 36: for a caller that needs the text only for a moment (an SQLite
+    /// bind copies it), without a `String` on the heap.
+    ///
+    /// The digits are computed, not looked up in a table: a table kept in a `static let` is
+    /// reached through its lazy initialiser's check on every digit, 32 calls a UUID.
+    @discardableResult
+    static func write(_ id: UUID, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        precondition(output.count >= 36, "a UUID's text is 36 bytes")
+        return withUnsafeBytes(of: id.uuid) { raw in
+            var written = 0
+            for (index, byte) in raw.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    output[written] = UInt8(ascii: "-")
+                    written += 1
                 }
-                return written
+                output[written] = hexDigit(byte >> 4)
+                output[written + 1] = hexDigit(byte & 0x0F)
+                written += 2
             }
+            return written
         }
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }

@@ -156,6 +156,8 @@ final class SQLiteConnectionHandle {
             }
             var native = text
             return native.withUTF8 { bindText($0, at: index, of: statement) }
+        case .uuidText(let id):
+            return id.withLowercasedUTF8 { bindText($0, at: index, of: statement) }
         case .blob(let bytes):
             guard !bytes.isEmpty else { return sqlite_nio_sqlite3_bind_zeroblob(statement, index, 0) }
             return bytes.withUnsafeBytes {
@@ -199,8 +201,11 @@ final class SQLiteConnectionHandle {
                       message: String(cString: sqlite_nio_sqlite3_errmsg(database)))
     }
 
-    /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns. Computed, not a
+    /// `static let`: a stored one is reached through its lazy initialiser's check at every bind.
+    private static var transient: sqlite3_destructor_type {
+        unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    }
 }
 
 /// A statement's SQL as the key of the prepared-statement cache: hashed by its length and its
