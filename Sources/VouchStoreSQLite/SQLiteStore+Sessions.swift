@@ -12,10 +12,11 @@ extension SQLiteStore {
         let keyToMark = session.keyID.flatMap { id in
             catalogueCache.holdsRecentMark(keyID: id, at: session.createdAt) ? nil : id
         }
-        // A new session changes no kept one; the user's profile may change.
-        let (user, markedKey) = try await transaction(
-            "createSession", invalidating: .user(appID: session.appID, userID: session.userID)
-        ) { db in
+        // A new session changes no kept answer; the user's row changes only when the sign-in
+        // wrote it, and only then are the user's kept sessions dropped (after the commit, before
+        // the caller hears). A returning user whose claims change nothing invalidates nothing, so
+        // a storm of sign-ins does not keep emptying the authenticated requests' cache.
+        let (user, markedKey, wroteUser) = try await transaction("createSession", invalidating: .none) { db in
             let existing = try db.rows(
                 "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
                 [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
@@ -27,11 +28,14 @@ extension SQLiteStore {
             try Self.claim(session.nonce, at: session.createdAt, db)
 
             let user: UserRecord
+            let wroteUser: Bool
             if let existing, !existing.profile.changes(with: session.profile) {
                 // A returning user whose claims change nothing: the row is not written again.
                 user = existing
+                wroteUser = false
             } else {
                 user = try Self.upsertUser(session, db)
+                wroteUser = true
             }
 
             try db.execute(
@@ -44,8 +48,9 @@ extension SQLiteStore {
                     "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
                     [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)]) > 0
             }
-            return (user, markedKey)
+            return (user, markedKey, wroteUser)
         }
+        if wroteUser { invalidate(.user(appID: session.appID, userID: session.userID)) }
         // The key's row changed (once a minute per key at most): a kept copy would show the old mark.
         if markedKey { catalogueCache.invalidate(.everything) }
         return user

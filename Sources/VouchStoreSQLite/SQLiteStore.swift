@@ -201,7 +201,7 @@ public final class SQLiteStore: Store {
     }
 
     /// Drops from both caches what a committed write may have changed.
-    private func invalidate(_ invalidation: CacheInvalidation) {
+    func invalidate(_ invalidation: CacheInvalidation) {
         sessionCache.invalidate(invalidation)
         catalogueCache.invalidate(invalidation)
     }

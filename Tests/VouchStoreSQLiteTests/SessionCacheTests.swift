@@ -85,6 +85,22 @@ struct SessionCacheTests {
         }
     }
 
+    @Test("a returning user's sign-in that changes nothing keeps their sessions, and a read that raced it is kept")
+    func unchangedSignInKeeps() async throws {
+        try await withInlineReadingStore { store in
+            let app = try await store.addApp()
+            let profile = IdentityProfile(displayName: "Alice")
+            let token = try await Self.keptSession(store, app: app.id, user: "alice", profile: profile)
+            let ticket = store.sessionCache.ticket()
+            _ = try await store.createSession(newSession(app: app.id, user: "alice", profile: profile))
+            #expect(store.sessionCache.answer(tokenHash: token) != nil, "the user's row was not written")
+            // A sign-in storm of returning users must not turn away every read that overlaps it.
+            let session = SessionRecord(tokenHash: [9], appID: app.id, userID: "bob", createdAt: t0, expiresAt: t0 + 60)
+            store.sessionCache.keep((session, nil), tokenHash: [9], since: ticket)
+            #expect(store.sessionCache.answer(tokenHash: [9]) != nil)
+        }
+    }
+
     @Test("a purged session is unknown at once, as the file says")
     func purge() async throws {
         try await withInlineReadingStore { store in
