@@ -8,7 +8,8 @@ sign-in's durable write alone (`vouch-benchmark store`: createSession on a real 
 sign-in handler against the bare app's through their routers (`vouch-benchmark handler`), and over
 real HTTP on 127.0.0.1 against `vouch serve` (SQLite, synchronous=FULL): POST /nonces, durable
 sign-ins and GET /users/me at 64 connections, each as requests/s, server CPU per request (from
-/proc/<pid>/stat), p50/p99 latency, and as ratios to the bare app and to one RSA verify.
+/proc/<pid>/stat), p50/p99 latency, and as ratios to the bare app (measured first and last in
+every round; the ratios are to the mean of the two) and to one RSA verify.
 
     python3 scripts/bench.py --bin DIR [--seconds 10] [--signins 40000] [--connections 64] [--smoke]
                              [--database postgres://…] [--instances 2]
@@ -36,7 +37,8 @@ import wal_pages
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICKS = os.sysconf("SC_CLK_TCK")
-# The two sign-in rows, named once: measured under these names and looked up by them.
+# The rows looked up by name (the bare app's two runs, the two sign-ins), named once: measured under
+# these names and looked up by them.
 BARE = "bare app POST /nonces"
 BARE_AGAIN = "bare app POST /nonces, again"
 FLOOR_SIGN_IN = "bare RS256 sign-in floor"

@@ -6,7 +6,6 @@ import VouchStore
 // shell and identical to what the API prints), times as integer Unix seconds, bytes as BLOBs.
 
 extension SQLiteData {
-    
     static func int64(_ value: Int64) -> SQLiteData { .integer(value) }
 
     static func bytes(_ value: [UInt8]) -> SQLiteData { .blob(value) }
