@@ -544,7 +544,7 @@ HEADER = (f"{'what':26} {'served/s':>9} {'CPU µs/req':>10} {'db µs/req':>9} {'
 def bare_reference(results):
     """The round's bare request: the mean of the bare app measured first and last in the round.
 
-    The host's speed drifts within a round (the bare app alone has measured 28.6 and 40.6 µs a
+    The host's speed drifts within a round (the bare app alone has measured 30.1 and 40.6 µs a
     request a minute apart); the mean of the two ends weighs the drift on the floor as it weighs
     on the routes measured between them, where the first alone would not.
     """
