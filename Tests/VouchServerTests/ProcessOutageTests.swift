@@ -19,7 +19,9 @@ struct ProcessOutageTests {
     @Test("database stopped: /health and sign-ins answer 503 service_unavailable within the timeout; restarted: it recovers alone")
     func outageAndRecovery() async throws {
         try await ProcessScratch.with { scratch in
-            let port = try await ProcessHarness.unusedPort()
+            // Below the ephemeral range: the cluster is stopped and started again on this port,
+            // and meanwhile no outgoing connection of another test can be given it.
+            let port = try await ProcessHarness.unusedFixedPort()
             let cluster = try await ThrowawayCluster.start(port: port)
             do {
                 try await run(scratch, cluster)
@@ -89,7 +91,12 @@ struct ThrowawayCluster: Sendable {
         // Under /tmp: as root the cluster belongs to the postgres user, who must reach it.
         let directory = "/tmp/vouch-outage-\(UUID().uuidString.lowercased())"
         let cluster = ThrowawayCluster(directory: directory, port: port)
-        try await cluster.script(["init", directory, "\(port)"])
+        do {
+            try await cluster.script(["init", directory, "\(port)"])
+        } catch {
+            await cluster.destroy()   // a cluster that did not start leaves no directory behind
+            throw error
+        }
         return cluster
     }
 

@@ -52,6 +52,28 @@ enum ProcessHarness {
         return port
     }
 
+    /// A free TCP port on 127.0.0.1 below the kernel's ephemeral range, for a server that must
+    /// listen on the same port again later (a database stopped and restarted).
+    ///
+    /// `unusedPort()` is an ephemeral port: once it is released, any outgoing connection of a
+    /// test running beside this one may be given it as its local port, and a server that binds
+    /// it a moment later fails with "Address already in use" (seen in CI: the throwaway
+    /// PostgreSQL cluster could not start). Below the range the kernel never hands a port out by
+    /// itself, so only an explicit bind can take it; a random one is tried until one is free.
+    static func unusedFixedPort() async throws -> Int {
+        let ephemeralLow = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first }.flatMap { Int($0) } ?? 32768
+        let candidates = 20_000..<max(20_001, min(ephemeralLow, 32768))
+        for _ in 0..<50 {
+            let port = Int.random(in: candidates)
+            guard let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(host: "127.0.0.1", port: port).get() else { continue }
+            try await channel.close()
+            return port
+        }
+        throw ProcessHarnessError("no free port below the ephemeral range after 50 tries")
+    }
+
     /// The bare UUID of `layer:///apps/<uuid>` and its kind (or of a bare UUID).
     static func bare(_ id: String) -> String {
         String(id.split(separator: "/").last ?? Substring(id))
