@@ -44,12 +44,17 @@ enum ProcessHarness {
 
     /// A TCP port on 127.0.0.1 that nothing listens on (bound once, then released).
     static func unusedPort() async throws -> Int {
+        try await bindAndRelease(port: 0)
+    }
+
+    /// Binds `port` on 127.0.0.1 (0: any), closes it again, and returns the port that was bound.
+    private static func bindAndRelease(port: Int) async throws -> Int {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port
+            .bind(host: "127.0.0.1", port: port).get()
+        let bound = channel.localAddress?.port
         try await channel.close()
-        guard let port else { throw ProcessHarnessError("could not find an unused port") }
-        return port
+        guard let bound else { throw ProcessHarnessError("could not find an unused port") }
+        return bound
     }
 
     /// A free TCP port on 127.0.0.1 below the kernel's ephemeral range, for a server that must
@@ -65,11 +70,7 @@ enum ProcessHarness {
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first }.flatMap { Int($0) } ?? 32768
         let candidates = 20_000..<max(20_001, min(ephemeralLow, 32768))
         for _ in 0..<50 {
-            let port = Int.random(in: candidates)
-            guard let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .bind(host: "127.0.0.1", port: port).get() else { continue }
-            try await channel.close()
-            return port
+            if let port = try? await bindAndRelease(port: Int.random(in: candidates)) { return port }
         }
         throw ProcessHarnessError("no free port below the ephemeral range after 50 tries")
     }
