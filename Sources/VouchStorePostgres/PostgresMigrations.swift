@@ -145,6 +145,72 @@ enum PostgresMigrations {
             "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
             "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
         ]),
+        // A sign-in's write in one round trip: the statements `PostgresStore.createSession` sent one
+        // after another inside BEGIN … COMMIT (five or six round trips, each parsed and planned
+        // again), as one function whose statements PostgreSQL plans once per connection. Called as
+        // a single statement it is its own transaction: an exception undoes everything it wrote.
+        PostgresMigration(version: 3, statements: [
+            """
+            CREATE FUNCTION vouch_create_session(
+                p_server_nonce_hash bytea, p_server_nonce_expires_at bigint,
+                p_registration_app_id uuid, p_registration_nonce text, p_registration_nonce_expires_at bigint,
+                p_app_id uuid, p_user_id text,
+                p_display_name text, p_first_name text, p_last_name text, p_avatar_url text,
+                p_token_hash bytea, p_created_at bigint, p_expires_at bigint,
+                p_key_id uuid, p_key_mark_resolution bigint
+            ) RETURNS users
+            LANGUAGE plpgsql
+            AS $$
+            DECLARE
+                account users;
+            BEGIN
+                -- 1. The nonce's use, claimed on its key: of two sign-ins with one nonce the second
+                --    waits for the first's row, then finds it and writes nothing.
+                IF p_server_nonce_hash IS NOT NULL THEN
+                    INSERT INTO used_server_nonces (hash, expires_at)
+                    VALUES (p_server_nonce_hash, p_server_nonce_expires_at)
+                    ON CONFLICT (hash) DO NOTHING;
+                ELSE
+                    -- A registration nonce whose last use has expired is free again.
+                    INSERT INTO registration_nonces AS r (app_id, nonce, expires_at)
+                    VALUES (p_registration_app_id, p_registration_nonce, p_registration_nonce_expires_at)
+                    ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
+                        WHERE r.expires_at < p_created_at;
+                END IF;
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION 'the nonce was used already' USING ERRCODE = 'VU001';
+                END IF;
+                -- 2. The user, upserted: this takes the row lock `setSuspended` takes too, and
+                --    returns the latest committed `suspended`.
+                INSERT INTO users AS u (app_id, user_id, display_name, first_name, last_name, avatar_url,
+                                        suspended, created_at, updated_at)
+                VALUES (p_app_id, p_user_id, p_display_name, p_first_name, p_last_name, p_avatar_url,
+                        false, p_created_at, p_created_at)
+                ON CONFLICT (app_id, user_id) DO UPDATE SET
+                    display_name = COALESCE(EXCLUDED.display_name, u.display_name),
+                    first_name = COALESCE(EXCLUDED.first_name, u.first_name),
+                    last_name = COALESCE(EXCLUDED.last_name, u.last_name),
+                    avatar_url = COALESCE(EXCLUDED.avatar_url, u.avatar_url),
+                    updated_at = EXCLUDED.updated_at
+                RETURNING * INTO account;
+                IF account.suspended THEN
+                    RAISE EXCEPTION 'the user is suspended' USING ERRCODE = 'VU002';
+                END IF;
+                -- 3. The session.
+                INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at)
+                VALUES (p_token_hash, p_app_id, p_user_id, p_created_at, p_expires_at);
+                -- 4. The key's mark, last so that its row lock is held only until the commit; a key
+                --    that verified within the resolution is not matched and takes no lock.
+                IF p_key_id IS NOT NULL THEN
+                    UPDATE provider_keys SET last_verified_at = p_created_at
+                    WHERE id = p_key_id
+                      AND (last_verified_at IS NULL OR last_verified_at <= p_created_at - p_key_mark_resolution);
+                END IF;
+                RETURN account;
+            END
+            $$
+            """,
+        ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

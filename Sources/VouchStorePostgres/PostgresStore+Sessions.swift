@@ -3,79 +3,49 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
-    /// One READ COMMITTED transaction, in this order:
+    /// One statement, one round trip: `vouch_create_session` (migration 3), which in one READ
+    /// COMMITTED transaction of its own does, in this order:
     ///
     /// 1. The nonce's use is claimed by INSERT … ON CONFLICT on its primary key. Of two sign-ins
     ///    with one nonce the second waits on the first's uncommitted row, then finds it and writes
-    ///    nothing: exactly one wins, on any number of instances.
+    ///    nothing: exactly one wins, on any number of instances. The loser's exception (SQLSTATE
+    ///    VU001) is `.nonceAlreadyUsed`, which therefore outranks a suspension as §5.4 orders.
     /// 2. The user row is upserted, which takes its row lock (or waits for it), and the upsert
     ///    returns the row's latest committed `suspended`. `setSuspended` takes the same lock, so
-    ///    either the suspension committed first and this sign-in is refused, or this sign-in
-    ///    commits first and the suspension's UPDATE, which runs after it got the lock, ends the new
-    ///    session too. No session outlives a suspension.
-    /// 3. The session is inserted.
+    ///    either the suspension committed first and this sign-in is refused (VU002,
+    ///    `.userSuspended`; the exception undoes the claim and the profile update), or this
+    ///    sign-in commits first and the suspension's UPDATE, which runs after it got the lock,
+    ///    ends the new session too. No session outlives a suspension.
+    /// 3. The session is inserted, and the key's last verification marked when it is older than
+    ///    `KeyRecord.lastVerifiedResolutionSeconds`.
+    ///
+    /// The same statements sent one by one between BEGIN and COMMIT took five or six round trips,
+    /// each parsed and planned again by the server (docs/PERFORMANCE.md, 2026-11-26, evening).
     public func createSession(_ session: NewSession) async throws -> UserRecord {
-        try await transaction("createSession") { db in
-            try await Self.claim(session.nonce, at: session.createdAt, db)
-
-            let profile = session.profile
-            let rows = try await db.rows("""
-                INSERT INTO users (app_id, user_id, display_name, first_name, last_name, avatar_url,
-                                   suspended, created_at, updated_at)
-                VALUES (\(session.appID), \(session.userID), \(profile.displayName), \(profile.firstName),
-                        \(profile.lastName), \(profile.avatarURL), false, \(session.createdAt), \(session.createdAt))
-                ON CONFLICT (app_id, user_id) DO UPDATE SET
-                    display_name = COALESCE(EXCLUDED.display_name, users.display_name),
-                    first_name = COALESCE(EXCLUDED.first_name, users.first_name),
-                    last_name = COALESCE(EXCLUDED.last_name, users.last_name),
-                    avatar_url = COALESCE(EXCLUDED.avatar_url, users.avatar_url),
-                    updated_at = EXCLUDED.updated_at
-                RETURNING *
-                """)
-            guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
-            let user = try UserRecord(postgres: row)
-            // Thrown inside the transaction: the profile update and the nonce claim roll back.
-            if user.suspended { throw StoreError.userSuspended }
-
-            try await db.execute("""
-                INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at)
-                VALUES (\(session.tokenHash.bytea), \(session.appID), \(session.userID),
-                        \(session.createdAt), \(session.expiresAt))
-                """)
-            // Last, so the key's row lock is held only until the commit that follows; a key that
-            // verified within the resolution is not matched, so most sign-ins take no lock on it.
-            if let keyID = session.keyID {
-                let now = session.createdAt, resolution = KeyRecord.lastVerifiedResolutionSeconds
-                try await db.execute("""
-                    UPDATE provider_keys SET last_verified_at = \(now)
-                    WHERE id = \(keyID) AND (last_verified_at IS NULL OR last_verified_at <= \(now) - \(resolution))
-                    """)
-            }
-            return user
-        }
-    }
-
-    /// Records the nonce's use, or throws `.nonceAlreadyUsed`. A registration nonce whose previous
-    /// use expired before `now` is free again: its row is taken over (the ON CONFLICT condition is
-    /// evaluated on the latest committed row, so two takeovers cannot both succeed).
-    private static func claim(_ nonce: NonceClaim, at now: Int64, _ db: PostgresRunner) async throws {
-        let claimed: [PostgresRow]
-        switch nonce {
+        var serverNonceHash: ByteBuffer?, serverNonceExpiresAt: Int64?
+        var registrationAppID: UUID?, registrationNonce: String?, registrationNonceExpiresAt: Int64?
+        switch session.nonce {
         case .serverNonce(let hash, let expiresAt):
-            claimed = try await db.rows("""
-                INSERT INTO used_server_nonces (hash, expires_at) VALUES (\(hash.bytea), \(expiresAt))
-                ON CONFLICT (hash) DO NOTHING
-                RETURNING 1
-                """)
+            (serverNonceHash, serverNonceExpiresAt) = (hash.bytea, expiresAt)
         case .registrationNonce(let appID, let nonce, let expiresAt):
-            claimed = try await db.rows("""
-                INSERT INTO registration_nonces (app_id, nonce, expires_at) VALUES (\(appID), \(nonce), \(expiresAt))
-                ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
-                    WHERE registration_nonces.expires_at < \(now)
-                RETURNING 1
-                """)
+            (registrationAppID, registrationNonce, registrationNonceExpiresAt) = (appID, nonce, expiresAt)
         }
-        guard !claimed.isEmpty else { throw StoreError.nonceAlreadyUsed }
+        let profile = session.profile
+        let query: PostgresQuery = """
+            SELECT * FROM vouch_create_session(
+                \(serverNonceHash), \(serverNonceExpiresAt),
+                \(registrationAppID), \(registrationNonce), \(registrationNonceExpiresAt),
+                \(session.appID), \(session.userID),
+                \(profile.displayName), \(profile.firstName), \(profile.lastName), \(profile.avatarURL),
+                \(session.tokenHash.bytea), \(session.createdAt), \(session.expiresAt),
+                \(session.keyID), \(KeyRecord.lastVerifiedResolutionSeconds))
+            """
+        return try await single("createSession") { db in
+            guard let row = try await db.rows(query).first else {
+                throw StoreError.unavailable("vouch_create_session returned no row")
+            }
+            return try UserRecord(postgres: row)
+        }
     }
 
     public func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
