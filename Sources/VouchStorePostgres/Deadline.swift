@@ -1,38 +1,155 @@
 import Synchronization
 import VouchStore
 
-/// Runs `body` and returns its result, or throws `StoreError.unavailable` once `timeout` has
-/// passed, whichever comes first, even if `body` does not react to cancellation (a lease waiting
-/// for a server that is down, a read on a connection nobody answers).
+/// Bounds the wait of every operation of one store with one watcher, instead of a timer for each.
 ///
-/// On timeout `body` is cancelled and left to finish on its own; whatever it then does is not
-/// acknowledged to anyone. This is what bounds every request's wait on the database.
-func withDeadline<T: Sendable>(
-    _ timeout: Duration, operation: String, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    let pending = Mutex<CheckedContinuation<T, any Error>?>(nil)
-    /// Resumes the caller once; returns whether this call was the one that did.
-    let finish: @Sendable (Result<T, any Error>) -> Bool = { result in
-        let continuation = pending.withLock { state -> CheckedContinuation<T, any Error>? in
-            defer { state = nil }
-            return state
-        }
-        continuation?.resume(with: result)
-        return continuation != nil
+/// `run` returns the body's result, or throws `StoreError.unavailable` once the timeout has passed,
+/// whichever comes first, even if the body does not react to cancellation (a lease waiting for a
+/// server that is down, a read on a connection nobody answers). On timeout the body is cancelled
+/// and left to finish on its own; whatever it then does is not acknowledged to anyone. This is
+/// what bounds every request's wait on the database.
+///
+/// Each operation used to start three tasks, one of them sleeping out the whole timeout: a
+/// `Task.sleep` that is cancelled early still leaves its timer with the runtime until it would
+/// have fired, so at a few thousand operations a second tens of thousands of timers were pending
+/// and a timer thread woke for each. Here an operation starts one task (the body, so that it can be
+/// abandoned) and registers its deadline; one watcher task looks at the registered deadlines every
+/// `resolution` while there are any, and sleeps without a timer while there are none. A deadline
+/// is therefore met within `resolution` after it passes.
+final class DeadlineWatch: Sendable {
+    /// How late after its deadline an operation may be given up at most.
+    let resolution: Duration
+
+    private struct Registered {
+        let deadline: ContinuousClock.Instant
+        /// Gives the operation up as unavailable (once, if it has not finished).
+        let expire: @Sendable () -> Void
     }
-    return try await withCheckedThrowingContinuation { continuation in
-        pending.withLock { $0 = continuation }
-        let timer = Task {
-            do { try await Task.sleep(for: timeout) } catch { return false }
-            return finish(.failure(StoreError.unavailable("\(operation) did not finish within \(timeout)")))
+
+    private struct State {
+        var registered: [UInt64: Registered] = [:]
+        var nextID: UInt64 = 0
+        /// The watcher, waiting for the first registration after an empty spell.
+        var parked: CheckedContinuation<Void, Never>?
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
+
+    /// Starts the watcher, which runs until `stop()`.
+    ///
+    /// - Parameter resolution: at least a millisecond.
+    init(resolution: Duration) {
+        self.resolution = max(resolution, .milliseconds(1))
+        let task = Task { await self.watch() }
+        watcher.withLock { $0 = task }
+    }
+
+    /// The resolution for operations bounded by `timeout`: a tenth of it, between 10 ms and 100 ms.
+    static func resolution(for timeout: Duration) -> Duration {
+        min(max(timeout / 10, .milliseconds(10)), .milliseconds(100))
+    }
+
+    /// Gives every registered operation up and ends the watcher; later calls of `run` fail at once.
+    func stop() {
+        let (parked, registered) = state.withLock { state in
+            state.stopped = true
+            defer { state.parked = nil; state.registered = [:] }
+            return (state.parked, Array(state.registered.values))
         }
-        let work = Task {
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            if finish(result) { timer.cancel() }
+        parked?.resume()
+        for operation in registered { operation.expire() }
+        watcher.withLock { $0?.cancel() }
+    }
+
+    /// Runs `body`, bounded by `timeout` (see the type's description).
+    func run<T: Sendable>(
+        _ timeout: Duration, operation: String, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let gaveUp = StoreError.unavailable("\(operation) did not finish within \(timeout)")
+        return try await withCheckedThrowingContinuation { continuation in
+            let pending = PendingOperation(continuation)
+            let deadline = ContinuousClock.now + timeout
+            let work = Mutex<Task<Void, Never>?>(nil)
+            let expire: @Sendable () -> Void = {
+                if pending.finish(.failure(gaveUp)) { work.withLock { $0?.cancel() } }
+            }
+            let registration = register(Registered(deadline: deadline, expire: expire))
+            guard let id = registration.id else {
+                _ = pending.finish(.failure(StoreError.unavailable("the store is closed")))
+                return
+            }
+            registration.parked?.resume()
+            let task = Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                if pending.finish(result) { self.unregister(id) }
+            }
+            work.withLock { $0 = task }
         }
-        Task {
-            if await timer.value { work.cancel() }
+    }
+
+    private func register(_ operation: Registered) -> (id: UInt64?, parked: CheckedContinuation<Void, Never>?) {
+        state.withLock { state in
+            guard !state.stopped else { return (nil, nil) }
+            let id = state.nextID
+            state.nextID += 1
+            state.registered[id] = operation
+            defer { state.parked = nil }
+            return (id, state.parked)
         }
+    }
+
+    private func unregister(_ id: UInt64) {
+        _ = state.withLock { $0.registered.removeValue(forKey: id) }
+    }
+
+    /// The watcher: parked while nothing is registered, otherwise a look every `resolution`.
+    private func watch() async {
+        while true {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let goOn = state.withLock { state -> Bool in
+                    guard !state.stopped, state.registered.isEmpty else { return true }
+                    state.parked = continuation
+                    return false
+                }
+                if goOn { continuation.resume() }
+            }
+            if state.withLock({ $0.stopped }) { return }
+            do { try await Task.sleep(for: resolution) } catch { return }
+            expireOverdue(at: .now)
+        }
+    }
+
+    /// Gives up every operation whose deadline has passed (outside the lock: giving up resumes
+    /// the caller and cancels the body).
+    func expireOverdue(at now: ContinuousClock.Instant) {
+        let overdue = state.withLock { state -> [Registered] in
+            let ids = state.registered.compactMap { $0.value.deadline <= now ? $0.key : nil }
+            return ids.compactMap { state.registered.removeValue(forKey: $0) }
+        }
+        for operation in overdue { operation.expire() }
+    }
+
+    /// Operations registered and not yet finished or given up (tests).
+    var registeredCount: Int { state.withLock { $0.registered.count } }
+}
+
+/// The caller's continuation, resumed exactly once by whichever comes first: the body's result
+/// or the deadline.
+private final class PendingOperation<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
+
+    /// Resumes the caller with `result`; returns whether this call was the one that did.
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        let taken = continuation.withLock { continuation in
+            defer { continuation = nil }
+            return continuation
+        }
+        taken?.resume(with: result)
+        return taken != nil
     }
 }

@@ -24,12 +24,15 @@ public final class PostgresStore: Store {
     let logger: Logger
     private let runner: Task<Void, Never>
     private let closed = Mutex(false)
+    /// Bounds every operation by `options.timeout` (or the longer migration timeout).
+    private let deadlines: DeadlineWatch
 
     private init(client: PostgresClient, runner: Task<Void, Never>, options: PostgresStoreOptions, logger: Logger) {
         self.client = client
         self.runner = runner
         self.options = options
         self.logger = logger
+        self.deadlines = DeadlineWatch(resolution: DeadlineWatch.resolution(for: options.timeout))
     }
 
     /// How long opening may wait for another instance's migration (the advisory lock).
@@ -108,7 +111,7 @@ public final class PostgresStore: Store {
         guard !closed.withLock({ $0 }) else { throw StoreError.unavailable("the store is closed") }
         let client = self.client
         do {
-            return try await withDeadline(timeout ?? options.timeout, operation: operation) {
+            return try await deadlines.run(timeout ?? options.timeout, operation: operation) {
                 try await client.withConnection { connection in try await body(connection) }
             }
         } catch {
@@ -147,6 +150,8 @@ public final class PostgresStore: Store {
         guard closedNow else { return }
         runner.cancel()
         await runner.value
+        // Whatever the stopped pool did not end is given up now, and the watcher ends.
+        deadlines.stop()
         logger.info("closed PostgreSQL store")
     }
 }

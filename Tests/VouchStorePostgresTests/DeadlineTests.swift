@@ -1,32 +1,118 @@
+import Synchronization
 import Testing
 import VouchStore
 @testable import VouchStorePostgres
 
-@Suite("withDeadline")
+@Suite("DeadlineWatch")
 struct DeadlineTests {
-    @Test("a body that finishes in time returns its value; a throw is passed on")
+    @Test("a body that finishes in time returns its value; a throw is passed on; nothing stays registered")
     func inTime() async throws {
-        #expect(try await withDeadline(.seconds(30), operation: "fast") { 42 } == 42)
+        let watch = DeadlineWatch(resolution: .milliseconds(10))
+        defer { watch.stop() }
+        #expect(try await watch.run(.seconds(30), operation: "fast") { 42 } == 42)
         await #expect(throws: StoreError.notFound) {
-            try await withDeadline(.seconds(30), operation: "throws") { () async throws -> Int in throw StoreError.notFound }
+            try await watch.run(.seconds(30), operation: "throws") { () async throws -> Int in throw StoreError.notFound }
         }
+        // Many at once, each answered with its own value.
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for value in 0..<200 { group.addTask { try await watch.run(.seconds(30), operation: "many") { value } } }
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+        #expect(values == Set(0..<200))
+        #expect(watch.registeredCount == 0)
     }
 
-    @Test("a body that ignores cancellation still gives way at the deadline, as unavailable")
+    @Test("a body that ignores cancellation still gives way at the deadline, as unavailable, and is cancelled")
     func late() async throws {
+        let watch = DeadlineWatch(resolution: .milliseconds(20))
+        defer { watch.stop() }
+        let cancelled = Atomic<Bool>(false)
         let started = ContinuousClock.now
         do {
-            _ = try await withDeadline(.milliseconds(200), operation: "stuck") { () async -> Int in
+            _ = try await watch.run(.milliseconds(200), operation: "stuck") { () async -> Int in
                 // Deaf to cancellation, like a read nobody answers: a detached task is not
                 // cancelled with its awaiter, and it sleeps rather than spins.
-                await Task.detached { try? await Task.sleep(for: .seconds(30)); return 1 }.value
+                await withTaskCancellationHandler {
+                    await Task.detached { try? await Task.sleep(for: .seconds(30)); return 1 }.value
+                } onCancel: {
+                    cancelled.store(true, ordering: .relaxed)
+                }
             }
             Issue.record("the stuck body's value arrived instead of the deadline")
         } catch let error as StoreError {
             guard case .unavailable(let reason) = error else { Issue.record("\(error)"); return }
             #expect(reason.contains("stuck"))
         }
-        // Far below the body's 30 s: the caller was not kept waiting for it.
-        #expect(ContinuousClock.now - started < .seconds(15))
+        let waited = ContinuousClock.now - started
+        // Not before the deadline, and far below the body's 30 s: the caller was not kept waiting.
+        #expect(waited >= .milliseconds(200))
+        #expect(waited < .seconds(15))
+        let wasCancelled = cancelled.load(ordering: .relaxed)
+        #expect(wasCancelled, "the abandoned body is told to stop")
+        #expect(watch.registeredCount == 0)
+    }
+
+    @Test("only overdue operations are given up, each once")
+    func overdueOnly() async throws {
+        // A resolution far beyond the test: only the explicit look below gives anything up.
+        let watch = DeadlineWatch(resolution: .seconds(3_600))
+        defer { watch.stop() }
+        let gate = AsyncGate()
+        let short = Task { try await watch.run(.milliseconds(1), operation: "short") { await gate.wait(); return 1 } }
+        let long = Task { try await watch.run(.seconds(3_600), operation: "long") { await gate.wait(); return 2 } }
+        while watch.registeredCount < 2 { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(5))
+        watch.expireOverdue(at: .now)
+        watch.expireOverdue(at: .now)
+        await #expect(throws: StoreError.self) { try await short.value }
+        #expect(watch.registeredCount == 1)
+        gate.open()
+        #expect(try await long.value == 2)
+        #expect(watch.registeredCount == 0)
+    }
+
+    @Test("stopping gives up what is still running and refuses what comes after")
+    func stop() async throws {
+        let watch = DeadlineWatch(resolution: .seconds(3_600))
+        let gate = AsyncGate()
+        let running = Task { try await watch.run(.seconds(3_600), operation: "running") { await gate.wait(); return 1 } }
+        while watch.registeredCount < 1 { await Task.yield() }
+        watch.stop()
+        await #expect(throws: StoreError.self) { try await running.value }
+        await #expect(throws: StoreError.self) { try await watch.run(.seconds(1), operation: "after") { 3 } }
+        gate.open()
+        #expect(watch.registeredCount == 0)
+    }
+
+    @Test("the resolution is a tenth of the timeout, between 10 and 100 ms")
+    func resolution() {
+        #expect(DeadlineWatch.resolution(for: .seconds(5)) == .milliseconds(100))
+        #expect(DeadlineWatch.resolution(for: .milliseconds(500)) == .milliseconds(50))
+        #expect(DeadlineWatch.resolution(for: .milliseconds(20)) == .milliseconds(10))
+    }
+}
+
+/// Holds bodies until opened (they ignore cancellation while they wait).
+private final class AsyncGate: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let openNow = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if openNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }
