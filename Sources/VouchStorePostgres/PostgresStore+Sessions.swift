@@ -20,28 +20,11 @@ extension PostgresStore {
     ///    `KeyRecord.lastVerifiedResolutionSeconds`.
     ///
     /// The same statements sent one by one between BEGIN and COMMIT took five or six round trips,
-    /// each parsed and planned again by the server (docs/PERFORMANCE.md, 2026-11-26, evening).
+    /// each parsed and planned again by the server (docs/PERFORMANCE.md, 2026-11-26, evening);
+    /// the call itself is prepared (`CreateSessionStatement`).
     public func createSession(_ session: NewSession) async throws -> UserRecord {
-        var serverNonceHash: ByteBuffer?, serverNonceExpiresAt: Int64?
-        var registrationAppID: UUID?, registrationNonce: String?, registrationNonceExpiresAt: Int64?
-        switch session.nonce {
-        case .serverNonce(let hash, let expiresAt):
-            (serverNonceHash, serverNonceExpiresAt) = (hash.bytea, expiresAt)
-        case .registrationNonce(let appID, let nonce, let expiresAt):
-            (registrationAppID, registrationNonce, registrationNonceExpiresAt) = (appID, nonce, expiresAt)
-        }
-        let profile = session.profile
-        let query: PostgresQuery = """
-            SELECT * FROM vouch_create_session(
-                \(serverNonceHash), \(serverNonceExpiresAt),
-                \(registrationAppID), \(registrationNonce), \(registrationNonceExpiresAt),
-                \(session.appID), \(session.userID),
-                \(profile.displayName), \(profile.firstName), \(profile.lastName), \(profile.avatarURL),
-                \(session.tokenHash.bytea), \(session.createdAt), \(session.expiresAt),
-                \(session.keyID), \(KeyRecord.lastVerifiedResolutionSeconds))
-            """
-        return try await single("createSession") { db in
-            guard let row = try await db.rows(query).first else {
+        try await single("createSession") { db in
+            guard let row = try await db.rows(CreateSessionStatement(session: session)).first else {
                 throw StoreError.unavailable("vouch_create_session returned no row")
             }
             return try UserRecord(postgres: row)
@@ -55,10 +38,11 @@ extension PostgresStore {
         }
     }
 
-    /// One round trip where the protocol's default would make two.
+    /// One round trip where the protocol's default would make two, prepared
+    /// (`SessionAndUserStatement`).
     public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
         try await single("sessionAndUser") { db in
-            try await db.rows("\(unescaped: SessionWithUser.selection) WHERE s.token_hash = \(tokenHash.bytea)")
+            try await db.rows(SessionAndUserStatement(tokenHash: tokenHash))
                 .first.map { try SessionWithUser.decode(PostgresRecordRow($0)) }
         }
     }
