@@ -22,8 +22,11 @@ final class DeadlineWatch: Sendable {
 
     private struct Registered {
         let deadline: ContinuousClock.Instant
-        /// Gives the operation up as unavailable (once, if it has not finished).
-        let expire: @Sendable () -> Void
+        /// Gives the operation up with this error (once, if it has not finished).
+        let giveUp: @Sendable (StoreError) -> Void
+        /// For the message the caller gets when the deadline passes (made only then).
+        let operation: String
+        let timeout: Duration
     }
 
     private struct State {
@@ -59,7 +62,7 @@ final class DeadlineWatch: Sendable {
             return (state.parked, Array(state.registered.values))
         }
         parked?.resume()
-        for operation in registered { operation.expire() }
+        for operation in registered { operation.giveUp(Self.closed) }
         watcher.withLock { $0?.cancel() }
     }
 
@@ -67,17 +70,15 @@ final class DeadlineWatch: Sendable {
     func run<T: Sendable>(
         _ timeout: Duration, operation: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let gaveUp = StoreError.unavailable("\(operation) did not finish within \(timeout)")
-        return try await withCheckedThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             let pending = PendingOperation(continuation)
-            let deadline = ContinuousClock.now + timeout
             let work = Mutex<Task<Void, Never>?>(nil)
-            let expire: @Sendable () -> Void = {
-                if pending.finish(.failure(gaveUp)) { work.withLock { $0?.cancel() } }
+            let giveUp: @Sendable (StoreError) -> Void = { error in
+                if pending.finish(.failure(error)) { work.withLock { $0?.cancel() } }
             }
-            let registration = register(Registered(deadline: deadline, expire: expire))
+            let registration = register(Registered(deadline: .now + timeout, giveUp: giveUp, operation: operation, timeout: timeout))
             guard let id = registration.id else {
-                _ = pending.finish(.failure(StoreError.unavailable("the store is closed")))
+                _ = pending.finish(.failure(Self.closed))
                 return
             }
             registration.parked?.resume()
@@ -129,8 +130,12 @@ final class DeadlineWatch: Sendable {
             let ids = state.registered.compactMap { $0.value.deadline <= now ? $0.key : nil }
             return ids.compactMap { state.registered.removeValue(forKey: $0) }
         }
-        for operation in overdue { operation.expire() }
+        for operation in overdue {
+            operation.giveUp(.unavailable("\(operation.operation) did not finish within \(operation.timeout)"))
+        }
     }
+
+    private static let closed = StoreError.unavailable("the store is closed")
 
     /// Operations registered and not yet finished or given up (tests).
     var registeredCount: Int { state.withLock { $0.registered.count } }

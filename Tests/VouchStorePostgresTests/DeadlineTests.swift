@@ -78,8 +78,10 @@ struct DeadlineTests {
         let running = Task { try await watch.run(.seconds(3_600), operation: "running") { await gate.wait(); return 1 } }
         while watch.registeredCount < 1 { await Task.yield() }
         watch.stop()
-        await #expect(throws: StoreError.self) { try await running.value }
-        await #expect(throws: StoreError.self) { try await watch.run(.seconds(1), operation: "after") { 3 } }
+        await #expect(throws: StoreError.unavailable("the store is closed")) { try await running.value }
+        await #expect(throws: StoreError.unavailable("the store is closed")) {
+            try await watch.run(.seconds(1), operation: "after") { 3 }
+        }
         gate.open()
         #expect(watch.registeredCount == 0)
     }
