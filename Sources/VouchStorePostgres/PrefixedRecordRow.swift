@@ -37,6 +37,10 @@ struct PrefixedRecordRow: RecordRow {
     func bool(_ name: String) throws -> Bool { try base.bool(self.name(name)) }
 }
 
+// Each list names exactly the columns its record's decoder (`RowDecodable`, in VouchStore) reads:
+// a column the decoder reads and the list leaves out would make every sign-in's read fail as a
+// corrupt row. `PrefixedColumnsTests` holds the lists to the decoders.
+
 extension AppRecord {
     /// The columns `AppRecord(row:)` reads.
     static let postgresColumns = ["id", "name", "session_ttl_seconds", "created_at"]
