@@ -1,8 +1,8 @@
 import Foundation
 import VouchServer
 
-/// `vouch serve`'s data directory: created (mode 0700) on first start, holding the SQLite
-/// database and the generated admin token.
+/// `vouch serve`'s data directory: created (mode 0700) on first start, holding the generated
+/// admin token and, unless `--database` names another, the SQLite database.
 ///
 /// The database holds the registration secrets and the nonce MAC key, so the directory must be
 /// the server's alone: one that other users can enter, or that another user owns, is refused
@@ -34,18 +34,23 @@ struct DataDirectory {
         try restrictFiles()
     }
 
-    var databasePath: String { url.appendingPathComponent("vouch.sqlite").path }
     var adminTokenURL: URL { url.appendingPathComponent("admin-token") }
 
-    /// Creates the database file 0600 before SQLite does (SQLite would use 0644 minus the umask,
-    /// and give its `-wal` and `-shm` files the same), and narrows files an earlier version left
-    /// wider.
-    private func restrictFiles() throws {
-        let database = open(databasePath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    /// The SQLite database's path here, its file created 0600 before SQLite opens it (SQLite would
+    /// use 0644 minus the umask, and give its `-wal` and `-shm` files the same). Only a server that
+    /// keeps its database here asks: one on PostgreSQL leaves no empty database file behind.
+    func sqliteDatabasePath() throws -> String {
+        let path = url.appendingPathComponent("vouch.sqlite").path
+        let database = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard database >= 0 else {
-            throw CLIError("cannot create \(databasePath): \(String(cString: strerror(errno)))")
+            throw CLIError("cannot create \(path): \(String(cString: strerror(errno)))")
         }
         close(database)
+        return path
+    }
+
+    /// Narrows the files an earlier version left wider.
+    private func restrictFiles() throws {
         for name in Self.fileNames {
             let file = url.appendingPathComponent(name).path
             var status = stat()

@@ -147,7 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
             return try await openSQLite(path: String(url.dropFirst(prefix.count)), logger: logger)
         }
-        return try await openSQLite(path: dataDirectory.databasePath, logger: logger)
+        return try await openSQLite(path: try dataDirectory.sqliteDatabasePath(), logger: logger)
     }
 
     private func openSQLite(path: String, logger: Logger) async throws -> SQLiteStore {

@@ -35,6 +35,10 @@ struct ProcessMultiInstanceTests {
                 let arguments = ["--database", url.unredactedString, "--database-timeout", "60"] + extra
                 let a = try await scratch.startServer(dataDir: "a", arguments: arguments, adminToken: adminToken)
                 let b = try await scratch.startServer(dataDir: "b", arguments: arguments, adminToken: adminToken)
+                for dataDir in ["a", "b"] {
+                    let file = scratch.url(dataDir).appendingPathComponent("vouch.sqlite").path
+                    #expect(!FileManager.default.fileExists(atPath: file), "a server on PostgreSQL leaves no SQLite file")
+                }
                 try await body(scratch, a, b, url)
                 for server in [a, b] where server.child.isRunning { try await server.child.stop() }
             }
