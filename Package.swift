@@ -195,6 +195,7 @@ let package = Package(
                 "VouchServer",
                 "VouchStore",
                 "VouchStoreSQLite",
+                "VouchTestSupport",
                 "VouchTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

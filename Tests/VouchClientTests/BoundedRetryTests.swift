@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchClient
+import VouchTestSupport
 
 /// What the peers' users were bitten by: retries that outlive a sign-out, refresh storms while
 /// offline, rate limits ignored.

@@ -1,5 +1,6 @@
 import Testing
 @testable import VouchClient
+import VouchTestSupport
 
 /// The provider timeout: one answer, exactly once, even from an operation that ignores cancellation.
 @Suite struct DeadlineTests {

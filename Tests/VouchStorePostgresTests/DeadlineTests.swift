@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 import VouchStore
 @testable import VouchStorePostgres
+import VouchTestSupport
 
 @Suite("DeadlineWatch")
 struct DeadlineTests {
@@ -57,9 +58,9 @@ struct DeadlineTests {
         // A resolution far beyond the test: only the explicit look below gives anything up.
         let watch = DeadlineWatch(resolution: .seconds(3_600))
         defer { watch.stop() }
-        let gate = AsyncGate()
-        let short = Task { try await watch.run(.milliseconds(1), operation: "short") { await gate.wait(); return 1 } }
-        let long = Task { try await watch.run(.seconds(3_600), operation: "long") { await gate.wait(); return 2 } }
+        let gate = Latch()
+        let short = Task { try await watch.run(.milliseconds(1), operation: "short") { await gate.waitIgnoringCancellation(); return 1 } }
+        let long = Task { try await watch.run(.seconds(3_600), operation: "long") { await gate.waitIgnoringCancellation(); return 2 } }
         while watch.registeredCount < 2 { await Task.yield() }
         try await Task.sleep(for: .milliseconds(5))
         watch.expireOverdue(at: .now)
@@ -74,8 +75,8 @@ struct DeadlineTests {
     @Test("stopping gives up what is still running and refuses what comes after")
     func stop() async throws {
         let watch = DeadlineWatch(resolution: .seconds(3_600))
-        let gate = AsyncGate()
-        let running = Task { try await watch.run(.seconds(3_600), operation: "running") { await gate.wait(); return 1 } }
+        let gate = Latch()
+        let running = Task { try await watch.run(.seconds(3_600), operation: "running") { await gate.waitIgnoringCancellation(); return 1 } }
         while watch.registeredCount < 1 { await Task.yield() }
         watch.stop()
         await #expect(throws: StoreError.unavailable("the store is closed")) { try await running.value }
@@ -91,30 +92,5 @@ struct DeadlineTests {
         #expect(DeadlineWatch.resolution(for: .seconds(5)) == .milliseconds(100))
         #expect(DeadlineWatch.resolution(for: .milliseconds(500)) == .milliseconds(50))
         #expect(DeadlineWatch.resolution(for: .milliseconds(20)) == .milliseconds(10))
-    }
-}
-
-/// Holds bodies until opened (they ignore cancellation while they wait).
-private final class AsyncGate: Sendable {
-    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let openNow = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if openNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiting = state.withLock { state in
-            state.open = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
     }
 }

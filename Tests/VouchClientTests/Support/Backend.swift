@@ -3,6 +3,7 @@ import Synchronization
 import VouchClient
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import VouchTestSupport
 #endif
 
 /// The app's backend as the client's token providers reach it: the development identity provider
@@ -96,49 +97,5 @@ final class Backend: Sendable {
             throw TestFailure("the identity provider answered \(String(decoding: data, as: UTF8.self))")
         }
         return token
-    }
-}
-
-/// A one-shot signal: `wait` returns once `open` was called (before or after).
-final class Latch: Sendable {
-    private struct State {
-        var isOpen = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Waits for `open`, whatever happens to the waiting task (as a badly written provider would).
-    func waitIgnoringCancellation() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.isOpen { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    /// Waits for `open`, failing the test after `seconds` (a generous deadline, not a sleep).
-    func wait(seconds: Double = 120) async throws {
-        let opened = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.waitIgnoringCancellation(); return true }
-            group.addTask { try await Task.sleep(for: .seconds(seconds)); return false }
-            let first = try await group.next() ?? false
-            group.cancelAll()
-            if !first { self.open() }   // releases the waiting child so the group can end
-            return first
-        }
-        guard opened else { throw TestFailure("not signalled within \(seconds) s") }
     }
 }

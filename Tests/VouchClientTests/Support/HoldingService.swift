@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
+import VouchTestSupport
 
 /// The app's own realtime service, as far as a test needs it: `GET /hold` records the
 /// `Authorization` it was sent, holds the first request until `release` opens, and answers it

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import VouchClient
+import VouchTestSupport
 
 /// Collects a client's events from `events()` until `count` have arrived (or a generous deadline).
 struct EventRecorder: Sendable {

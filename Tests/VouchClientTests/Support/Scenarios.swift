@@ -1,5 +1,6 @@
 import Foundation
 import VouchClient
+import VouchTestSupport
 
 /// Situations several tests start from.
 extension TestBed {
