@@ -51,8 +51,6 @@ struct SignInStandingStatement: PostgresPreparedStatement {
         bindings.append(questions.applicationKey)
         return bindings
     }
-
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
 /// `Store.createSession`: the whole transaction, `vouch_create_session` (migration 3). The
@@ -102,8 +100,6 @@ struct CreateSessionStatement: PostgresPreparedStatement {
         bindings.append(KeyRecord.lastVerifiedResolutionSeconds)
         return bindings
     }
-
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
 /// `Store.sessionAndUser`: every authenticated request's read.
@@ -120,7 +116,10 @@ struct SessionAndUserStatement: PostgresPreparedStatement {
         bindings.append(tokenHash.bytea)
         return bindings
     }
+}
 
+extension PostgresPreparedStatement where Row == PostgresRow {
+    /// The rows as they come: `PostgresRecordRow` and the shared decoders read them.
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
