@@ -17,7 +17,8 @@ import VouchStore
 /// operation fails as `StoreError.unavailable` within that time, and the pool reconnects by
 /// itself once the server is back.
 ///
-/// Call ``close()`` before dropping the store: it stops the connection pool.
+/// Call ``close()`` before dropping the store: it stops the connection pool and the deadline
+/// watcher.
 public final class PostgresStore: Store {
     let client: PostgresClient
     let options: PostgresStoreOptions
