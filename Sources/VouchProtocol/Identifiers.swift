@@ -15,29 +15,51 @@ public enum LayerID {
     public static func key(_ id: UUID) -> String { keyPrefix + id.lowercased }
 
     /// The identity URI of a user id, percent-escaped so that any UTF-8 user id yields one valid URI.
+    ///
+    /// Every UTF-8 byte outside RFC 3986's unreserved characters is written `%XX` (upper-case hex),
+    /// as Foundation's `addingPercentEncoding(withAllowedCharacters:)` writes it with the unreserved
+    /// set, but by bytes (a test holds the two equal). The URI is written once, prefix included,
+    /// into a string of the exact length: every sign-in's answer names its user this way, and a
+    /// hex table, a byte array and a concatenation cost an allocation each.
     public static func identity(_ userID: String) -> String {
-        identityPrefix + percentEscaped(userID)
+        let prefix = identityPrefix.utf8
+        var escapedCount = 0
+        for byte in userID.utf8 { escapedCount += isUnreserved(byte) ? 1 : 3 }
+        return String(unsafeUninitializedCapacity: prefix.count + escapedCount) { buffer in
+            var index = 0
+            for byte in prefix {
+                buffer[index] = byte
+                index += 1
+            }
+            for byte in userID.utf8 {
+                if isUnreserved(byte) {
+                    buffer[index] = byte
+                    index += 1
+                } else {
+                    buffer[index] = UInt8(ascii: "%")
+                    buffer[index + 1] = hexDigit(byte >> 4)
+                    buffer[index + 2] = hexDigit(byte & 0x0F)
+                    index += 3
+                }
+            }
+            return index
+        }
     }
 
-    /// Every UTF-8 byte outside RFC 3986's unreserved characters as `%XX` (upper-case hex), as
-    /// Foundation's `addingPercentEncoding(withAllowedCharacters:)` writes it with the unreserved
-    /// set, but by bytes (a test holds the two equal).
-    static func percentEscaped(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                output.append(byte)
-            default:
-                output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            }
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
         }
-        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// An upper-case hexadecimal digit, computed rather than read from a table (a stored table is
+    /// a lazy global, checked on every read).
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// Parses `layer:///apps/<uuid>` or a bare UUID.
