@@ -89,7 +89,9 @@ struct NonceIssuer: Sendable {
                                 bytes[at + 6], bytes[at + 7], bytes[at + 8], bytes[at + 9], bytes[at + 10], bytes[at + 11],
                                 bytes[at + 12], bytes[at + 13], bytes[at + 14], bytes[at + 15]))
         }
-        return Opened(expiresAt: expiresAt, appID: appID, hash: Array(SHA256.hash(data: bytes)))
+        // Copied as one buffer: `Array(digest)` walks the digest as a sequence of unknown length,
+        // growing its array four times on every sign-in.
+        return Opened(expiresAt: expiresAt, appID: appID, hash: SHA256.hash(data: bytes).withUnsafeBytes { Array($0) })
     }
 
     private static func unpaddedBase64Count(_ byteCount: Int) -> Int { (byteCount * 4 + 2) / 3 }

@@ -47,7 +47,7 @@ enum SessionToken {
                   let key = Base64URL.withDecodedCanonical(utf8, { bytes in
                       bytes.count == stampCount + randomCount ? key(stamp: UnsafeBufferPointer(rebasing: bytes[..<stampCount]), utf8: utf8) : nil
                   }) ?? nil else {
-                return Array(SHA256.hash(data: UnsafeRawBufferPointer(utf8)))
+                return SHA256.hash(data: UnsafeRawBufferPointer(utf8)).withUnsafeBytes { Array($0) }
             }
             return key
         }
