@@ -42,8 +42,15 @@ public struct JSONMembers: Sendable, Equatable {
 
     public var count: Int { members.count }
 
-    /// The members as a dictionary, for display and for callers that want one.
+    /// The members as a dictionary, for display and for callers that want one; should a name
+    /// appear twice (the parser refuses that), the first member wins.
+    ///
+    /// Filled in place at its final size: every JSON body is read through one (a sign-in's too),
+    /// and building it from an array of pairs cost that array and a regrowth besides.
     public var dictionary: [String: JSONValue] {
-        Dictionary(members.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        var dictionary = [String: JSONValue](minimumCapacity: members.count)
+        // Backwards, so that of two equal names the first is written last.
+        for member in members.reversed() { dictionary[member.name] = member.value }
+        return dictionary
     }
 }
