@@ -4,9 +4,16 @@ import Synchronization
 /// Per-client token buckets for the unauthenticated, write-causing routes (`POST /nonces`,
 /// `POST /sessions`): `rate` requests a second, bursts up to `burst`.
 ///
-/// The table of clients is bounded: past `maximumClients`, buckets that have refilled (clients
-/// that went quiet) are forgotten first, then the oldest sixteenth, so a flood of spoofed or
-/// rotating addresses costs bounded memory, and a pass over the table once per sixteenth of it.
+/// The table of clients is bounded, and forgetting costs the same whatever the flood: clients are
+/// kept in two generations of up to half of `maximumClients` each. A client's request moves it
+/// into the current generation; when that is full, the previous generation (everyone not seen
+/// since) is forgotten at once, and the current one becomes the previous. So a client is forgotten
+/// only once `maximumClients / 2` others have been seen since its last request, and a flood of
+/// spoofed or rotating addresses (an IPv6 prefix has plenty) costs bounded memory and a constant
+/// amount of work a request. The generation let go is freed after the lock is released.
+/// (Choosing whom to forget by looking at every bucket, as this did until 2026-11-26, took a pass
+/// and a sort over the whole table under the lock: tens of milliseconds during which every
+/// rate-limited request waited; docs/PERFORMANCE.md, "2026-11-26, night".)
 ///
 /// A lock rather than an actor: a look-up is a few hundred nanoseconds of arithmetic on every
 /// rate-limited request, where a hop to an actor and back made each of them queue a job and
@@ -17,6 +24,12 @@ final class RateLimiter: Sendable {
         var updatedAt: Double
     }
 
+    /// The clients seen lately (`current`) and those seen in the generation before.
+    private struct Generations {
+        var current: [String: Bucket] = [:]
+        var previous: [String: Bucket] = [:]
+    }
+
     /// Seconds on a monotonic clock: uptime by default, a hand-moved clock in tests, so that the
     /// bucket arithmetic is tested without depending on how fast requests are made.
     typealias Clock = @Sendable () -> Double
@@ -25,48 +38,50 @@ final class RateLimiter: Sendable {
     let rate: Double
     let burst: Double
     let maximumClients: Int
+    /// The most clients one generation holds.
+    let generationSize: Int
     private let clock: Clock
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let table = Mutex(Generations())
 
+    /// - Parameter maximumClients: at least 2 (two generations of at least one).
     init(ratePerSecond: Int, maximumClients: Int = 100_000, clock: @escaping Clock = RateLimiter.uptime) {
+        precondition(maximumClients >= 2, "two generations of at least one client each")
         self.rate = Double(ratePerSecond)
         self.burst = Double(ratePerSecond * 2)
         self.maximumClients = maximumClients
+        self.generationSize = max(1, maximumClients / 2)
         self.clock = clock
     }
 
     /// Clients with a bucket now (for tests: the table's bound).
-    var clientCount: Int { buckets.withLock { $0.count } }
+    var clientCount: Int { table.withLock { $0.current.count + $0.previous.count } }
 
     /// Takes one token for `client`; returns `nil` when allowed, or the whole seconds to wait.
     func acquire(client: String) -> Int? {
-        buckets.withLock { buckets in
+        let (wait, forgotten) = table.withLock { table -> (Int?, [String: Bucket]) in
             // Read under the lock, as the actor did: a bucket's time never steps backwards.
             let now = clock()
-            var bucket = buckets[client] ?? Bucket(tokens: burst, updatedAt: now)
+            let known = table.current[client] ?? table.previous.removeValue(forKey: client)
+            var bucket = known ?? Bucket(tokens: burst, updatedAt: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updatedAt) * rate)
             bucket.updatedAt = now
-            guard bucket.tokens >= 1 else {
-                buckets[client] = bucket
-                return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
+            var wait: Int?
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+            } else {
+                wait = max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }
-            bucket.tokens -= 1
-            if buckets[client] == nil, buckets.count >= maximumClients { evict(from: &buckets, now: now) }
-            buckets[client] = bucket
-            return nil
+            var forgotten: [String: Bucket] = [:]
+            if table.current.count >= generationSize, table.current[client] == nil {
+                forgotten = table.previous
+                table.previous = table.current
+                // Sized once: the new generation fills to the same size without growing.
+                table.current = Dictionary(minimumCapacity: generationSize)
+            }
+            table.current[client] = bucket
+            return (wait, forgotten)
         }
-    }
-
-    /// Clients forgotten at once when none had gone quiet: a sixteenth of the table, so that a
-    /// flood of new addresses pays the pass over the whole table once per sixteenth of it rather
-    /// than on every request (under the lock, which every limited request takes).
-    private var evictionBatch: Int { max(1, maximumClients / 16) }
-
-    private func evict(from buckets: inout [String: Bucket], now: Double) {
-        let refilled = buckets.filter { min(burst, $0.value.tokens + max(0, now - $0.value.updatedAt) * rate) >= burst }
-        for client in refilled.keys { buckets[client] = nil }
-        guard buckets.count >= maximumClients else { return }
-        let oldest = buckets.sorted { $0.value.updatedAt < $1.value.updatedAt }.prefix(evictionBatch)
-        for (client, _) in oldest { buckets[client] = nil }
+        withExtendedLifetime(forgotten) {}
+        return wait
     }
 }

@@ -51,19 +51,22 @@ struct RateLimiterTests {
         #expect(limiter.acquire(client: "a") != nil, "a backwards step adds no tokens")
     }
 
-    @Test("the table of clients stays bounded: refilled clients go first, then the oldest")
+    @Test("the table of clients stays bounded: a client not seen for a generation is forgotten, one seen again is kept")
     func boundedTable() async {
         let uptime = Uptime()
-        let limiter = RateLimiter(ratePerSecond: 1, maximumClients: 3, clock: { uptime.now })
-        for client in ["a", "b", "c"] {
+        let limiter = RateLimiter(ratePerSecond: 1, maximumClients: 4, clock: { uptime.now })
+        for client in ["a", "b", "c", "d"] {
             #expect(limiter.acquire(client: client) == nil)
             #expect(limiter.acquire(client: client) == nil)
             uptime.advance(0.1)
         }
-        // All three are empty; a fourth client evicts the oldest (a), which then starts afresh.
-        #expect(limiter.acquire(client: "d") == nil)
-        #expect(limiter.acquire(client: "b") == 1, "b kept its empty bucket")
-        #expect(limiter.acquire(client: "a") == nil, "a was forgotten, so it has a full bucket again")
+        // Generations of two: c made {a, b} the previous one, and d joined c in the current one.
+        #expect(limiter.clientCount == 4)
+        #expect(limiter.acquire(client: "a") == 1, "a was in the previous generation: kept, still empty")
+        // a moved into a new current generation, which retired {b}: b is forgotten.
+        #expect(limiter.clientCount == 3)
+        #expect(limiter.acquire(client: "b") == nil, "b was forgotten, so it has a full bucket again")
+        #expect(limiter.acquire(client: "c") == 1, "c is in the previous generation, still empty")
     }
 
     @Test("requests racing on many threads take exactly the burst between them; the table stays bounded")
@@ -88,21 +91,35 @@ struct RateLimiterTests {
         #expect(many.clientCount <= 8)
     }
 
-    @Test("a table full of active clients forgets its oldest sixteenth at once, not one client per newcomer")
-    func batchedEviction() async {
+    @Test("a full table forgets a whole generation at once, the one not seen since, not one client per newcomer")
+    func generationsForgottenAtOnce() async {
         let uptime = Uptime()
         let limiter = RateLimiter(ratePerSecond: 1, maximumClients: 64, clock: { uptime.now })
         for client in 0..<64 {
             #expect(limiter.acquire(client: "active-\(client)") == nil)
             #expect(limiter.acquire(client: "active-\(client)") == nil)
-            uptime.advance(0.001)
         }
         #expect(limiter.clientCount == 64)
         #expect(limiter.acquire(client: "newcomer") == nil)
-        #expect(limiter.clientCount == 64 - 4 + 1, "the four oldest went, and the newcomer came")
+        #expect(limiter.clientCount == 32 + 1, "the older 32 went, and the newcomer came")
         #expect(limiter.acquire(client: "active-0") == nil, "the oldest was forgotten: a full bucket again")
         #expect(limiter.acquire(client: "active-63") == 1, "a recent one kept its empty bucket")
-        for newcomer in 0..<2 { #expect(limiter.acquire(client: "later-\(newcomer)") == nil) }
-        #expect(limiter.clientCount == 64, "room was made once, for the next few newcomers too")
+        for newcomer in 0..<29 { #expect(limiter.acquire(client: "later-\(newcomer)") == nil) }
+        #expect(limiter.clientCount == 31 + 32, "room was made once, for the next newcomers too")
+        #expect(limiter.acquire(client: "one-more") == nil)
+        #expect(limiter.clientCount == 32 + 1, "a full generation retires the one before it")
+    }
+
+    @Test("a client that keeps asking is never forgotten, however many newcomers pass; the table stays bounded")
+    func persistentClientKept() async {
+        let uptime = Uptime()
+        let limiter = RateLimiter(ratePerSecond: 1, maximumClients: 8, clock: { uptime.now })
+        #expect(limiter.acquire(client: "hammer") == nil)
+        #expect(limiter.acquire(client: "hammer") == nil)
+        for newcomer in 0..<1_000 {
+            #expect(limiter.acquire(client: "newcomer-\(newcomer)") == nil)
+            #expect(limiter.acquire(client: "hammer") == 1, "still limited after \(newcomer + 1) newcomers")
+            #expect(limiter.clientCount <= 8)
+        }
     }
 }
