@@ -81,6 +81,7 @@ final class RateLimiter: Sendable {
             table.current[client] = bucket
             return (wait, forgotten)
         }
+        // The generation let go (up to 50 000 buckets) is freed here, after the lock.
         withExtendedLifetime(forgotten) {}
         return wait
     }
