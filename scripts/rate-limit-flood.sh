@@ -19,6 +19,9 @@ else
   swift build -c release --scratch-path .build-release --product vouch >/dev/null
 fi
 ticks_per_second=$(getconf CLK_TCK)
+# A run that stops half-way (set -e) leaves no server behind.
+server=""
+trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; true' EXIT
 
 run() {  # RATE_LIMIT PORT
   local data pid before after rss_before rss_after requests
@@ -26,6 +29,7 @@ run() {  # RATE_LIMIT PORT
   "$bin/vouch" serve --port "$2" --data-dir "$data" --rate-limit "$1" \
       --trusted-proxy 127.0.0.1 --log-level error >"$data/server.log" 2>&1 &
   pid=$!
+  server=$pid
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$2/health" && break; sleep 0.1; done
   before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
@@ -35,6 +39,7 @@ run() {  # RATE_LIMIT PORT
   rss_after=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
   requests=$(awk '/requests in/ {print $1}' "$data/wrk.txt")
   kill "$pid"; wait "$pid" 2>/dev/null || true
+  server=""
   python3 -c "print(f'--rate-limit $1: {$requests} requests, {($after - $before) * 1e6 / $ticks_per_second / $requests:.1f} µs CPU a request, resident {$rss_before // 1024} -> {$rss_after // 1024} MB')"
   grep -E 'Latency  |  50%|  99%' "$data/wrk.txt" || true
   # Every request comes from an address never seen before, so none may be refused, limiter or not.
