@@ -37,8 +37,8 @@ public enum LayerID {
                     index += 1
                 } else {
                     buffer[index] = UInt8(ascii: "%")
-                    buffer[index + 1] = hexDigit(byte >> 4)
-                    buffer[index + 2] = hexDigit(byte & 0x0F)
+                    buffer[index + 1] = HexDigit.uppercase(byte >> 4)
+                    buffer[index + 2] = HexDigit.uppercase(byte & 0x0F)
                     index += 3
                 }
             }
@@ -54,12 +54,6 @@ public enum LayerID {
         default:
             false
         }
-    }
-
-    /// An upper-case hexadecimal digit, computed rather than read from a table (a stored table is
-    /// a lazy global, checked on every read).
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// Parses `layer:///apps/<uuid>` or a bare UUID.

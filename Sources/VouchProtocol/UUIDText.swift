@@ -66,16 +66,11 @@ enum UUIDText {
                     output[written] = UInt8(ascii: "-")
                     written += 1
                 }
-                output[written] = hexDigit(byte >> 4)
-                output[written + 1] = hexDigit(byte & 0x0F)
+                output[written] = HexDigit.lowercase(byte >> 4)
+                output[written + 1] = HexDigit.lowercase(byte & 0x0F)
                 written += 2
             }
             return written
         }
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
