@@ -37,8 +37,7 @@ final class RateLimiter: Sendable {
 
     let rate: Double
     let burst: Double
-    let maximumClients: Int
-    /// The most clients one generation holds.
+    /// The most clients one generation holds: half the `maximumClients` the limiter was made with.
     let generationSize: Int
     private let clock: Clock
     private let table = Mutex(Generations())
@@ -48,7 +47,6 @@ final class RateLimiter: Sendable {
         precondition(maximumClients >= 2, "two generations of at least one client each")
         self.rate = Double(ratePerSecond)
         self.burst = Double(ratePerSecond * 2)
-        self.maximumClients = maximumClients
         self.generationSize = max(1, maximumClients / 2)
         self.clock = clock
     }
