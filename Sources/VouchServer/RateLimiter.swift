@@ -59,8 +59,8 @@ final class RateLimiter: Sendable {
         let (wait, forgotten) = table.withLock { table -> (Int?, [String: Bucket]) in
             // Read under the lock, as the actor did: a bucket's time never steps backwards.
             let now = clock()
-            let known = table.current[client] ?? table.previous.removeValue(forKey: client)
-            var bucket = known ?? Bucket(tokens: burst, updatedAt: now)
+            let current = table.current[client]
+            var bucket = current ?? table.previous.removeValue(forKey: client) ?? Bucket(tokens: burst, updatedAt: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updatedAt) * rate)
             bucket.updatedAt = now
             var wait: Int?
@@ -70,7 +70,7 @@ final class RateLimiter: Sendable {
                 wait = max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }
             var forgotten: [String: Bucket] = [:]
-            if table.current.count >= generationSize, table.current[client] == nil {
+            if current == nil, table.current.count >= generationSize {
                 forgotten = table.previous
                 table.previous = table.current
                 // Sized once: the new generation fills to the same size without growing.
