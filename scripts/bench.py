@@ -20,7 +20,9 @@ by its own wrk with connections/N connections.
 """
 
 import argparse
+import collections
 import os
+import platform
 import re
 import shutil
 import signal
@@ -213,24 +215,40 @@ def database_cpu_since(before):
 
 
 PROFILE_DIR = None
+# With --syscalls: where each measurement's system-call and scheduler trace goes.
+SYSCALLS_DIR = None
+# x86-64 numbers of the system calls a server makes under load; others print as their number.
+SYSCALL_NAMES = {0: "read", 1: "write", 3: "close", 7: "poll", 8: "lseek", 16: "ioctl", 17: "pread64", 18: "pwrite64",
+                 19: "readv", 20: "writev", 24: "sched_yield", 35: "nanosleep", 44: "sendto", 45: "recvfrom",
+                 46: "sendmsg", 47: "recvmsg", 72: "fcntl", 74: "fsync", 75: "fdatasync", 202: "futex",
+                 228: "clock_gettime", 230: "clock_nanosleep", 232: "epoll_wait", 233: "epoll_ctl", 281: "epoll_pwait",
+                 288: "accept4", 318: "getrandom", 441: "epoll_pwait2"}
+TRACE_LINE = re.compile(r"^\s*(.*?)\s+(\d+)\s+(raw_syscalls:sys_enter|sched:sched_switch):\s*(.*)$")
+
+
+def recording_path(directory, name, suffix):
+    slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    return os.path.join(directory, f"{slug}.{suffix}")
 
 
 def start_profile(name, pids):
     """With --profile: `perf record -e cpu-clock -g` of the whole machine for one measurement, and
-    the server's pids beside it (`<name>.pids`) for `perf report --pid`.
+    the server's pids beside it (`<name>.pids`) for `perf report --pid`. With --syscalls: the same
+    for the `raw_syscalls:sys_enter` and `sched:sched_switch` tracepoints, counted afterwards by
+    `syscall_counts`.
 
     Not `perf record -p`: that follows the threads a process has when perf starts, and libdispatch
     starts and ends worker threads as its queues fill and drain. The SQLite writer's queue runs on
     such a thread, started again for each measurement after the previous one idled out, and a
     `-p` profile of a durable sign-in held none of the writer's CPU (a sixth of the server's, the
     WAL frames and the commit's fsync among it)."""
-    if PROFILE_DIR is None:
+    directory = PROFILE_DIR or SYSCALLS_DIR
+    if directory is None:
         return None
-    slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
-    output = os.path.join(PROFILE_DIR, f"{slug}.perf.data")
-    with open(os.path.join(PROFILE_DIR, f"{slug}.pids"), "w") as handle:
+    with open(recording_path(directory, name, "pids"), "w") as handle:
         handle.write(",".join(str(pid) for pid in pids) + "\n")
-    return subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-a", "-o", output],
+    events = ["-e", "cpu-clock", "-g"] if PROFILE_DIR else ["-e", "raw_syscalls:sys_enter", "-e", "sched:sched_switch"]
+    return subprocess.Popen(["perf", "record", "-q"] + events + ["-a", "-o", recording_path(directory, name, "perf.data")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -238,6 +256,32 @@ def stop_profile(recorder):
     if recorder is not None:
         recorder.send_signal(signal.SIGINT)
         recorder.wait(timeout=60)
+
+
+def syscall_counts(name, pids, served):
+    """With --syscalls: the server's system calls a request by kind of thread and call, and its
+    threads' context switches a request, split into preempted (still runnable) and put to sleep.
+    Exact counts, where CPU time moves by a tenth from run to run."""
+    script = subprocess.run(["perf", "script", "-i", recording_path(SYSCALLS_DIR, name, "perf.data"),
+                             "-F", "comm,pid,event,trace"], capture_output=True, text=True).stdout
+    wanted = {str(pid) for pid in pids}
+    counts = collections.Counter()
+    for line in script.splitlines():
+        match = TRACE_LINE.match(line)
+        if not match or match.group(2) not in wanted:
+            continue
+        comm, _, event, trace = match.groups()
+        kind = thread_kind(comm)
+        if event == "raw_syscalls:sys_enter":
+            number = re.search(r"NR (\d+)", trace)
+            if number:
+                names = SYSCALL_NAMES if platform.machine() == "x86_64" else {}
+                counts[(kind, names.get(int(number.group(1)), f"syscall {number.group(1)}"))] += 1
+        else:
+            state = re.search(r"prev_state=(\S+)", trace)
+            if state:
+                counts[(kind, "preempted" if state.group(1).startswith("R") else "went to sleep")] += 1
+    return {key: value / max(served, 1) for key, value in counts.items()}
 
 
 def measure(name, pids, targets, seconds, connections, with_database=False, wal_sample=None, **kwargs):
@@ -288,6 +332,8 @@ def measure(name, pids, targets, seconds, connections, with_database=False, wal_
     result["disk_kib"] = (sum(disk_bytes(pid) for pid in pids) - disk_before) / max(served, 1) / 1024
     result["db_cpu_us"] = database_cpu_since(database_before) / max(served, 1) * 1e6 if with_database else None
     result["served_rps"] = served / seconds
+    if SYSCALLS_DIR is not None:
+        result["syscalls"] = syscall_counts(name, pids, served)
     return result
 
 
@@ -406,14 +452,25 @@ def main():
                              "DIR/<measurement>.perf.data, the server's pids in DIR/<measurement>.pids: "
                              "perf report -i X.perf.data --pid $(cat X.pids); the CPU figures then include "
                              "perf's own overhead")
+    parser.add_argument("--syscalls", metavar="DIR",
+                        help="record each HTTP measurement's system calls and context switches with perf (the "
+                             "raw_syscalls:sys_enter and sched:sched_switch tracepoints, the whole machine) into "
+                             "DIR, and print the server's, a request, by kind of thread and call (exact counts; the CPU "
+                             "figures then include perf's overhead; not with --profile)")
     arguments = parser.parse_args()
-    missing = [tool for tool in ["wrk", "openssl"] + (["perf"] if arguments.profile else []) if shutil.which(tool) is None]
+    if arguments.profile and arguments.syscalls:
+        sys.exit("bench.py: --profile and --syscalls each record with perf; give one")
+    missing = [tool for tool in ["wrk", "openssl"] + (["perf"] if arguments.profile or arguments.syscalls else [])
+               if shutil.which(tool) is None]
     if missing and not arguments.memory:
         sys.exit(f"bench.py: {', '.join(missing)} missing (apt-get install {' '.join('linux-perf' if t == 'perf' else t for t in missing)})")
-    global PROFILE_DIR
+    global PROFILE_DIR, SYSCALLS_DIR
     if arguments.profile:
         os.makedirs(arguments.profile, exist_ok=True)
         PROFILE_DIR = os.path.abspath(arguments.profile)
+    if arguments.syscalls:
+        os.makedirs(arguments.syscalls, exist_ok=True)
+        SYSCALLS_DIR = os.path.abspath(arguments.syscalls)
     if arguments.smoke:
         arguments.seconds, arguments.signins, arguments.connections = 1, 300, 8
     vouch = os.path.join(arguments.bin, "vouch")
@@ -573,6 +630,15 @@ def print_results(title, results, rsa_us):
         if result.get("threads"):
             parts = "; ".join(f"{kind} {user:.1f} + {system:.1f} ({switches:.2f})"
                               for kind, (user, system, switches) in sorted(result["threads"].items()))
+            print(f"  {result['name']}: {parts}")
+    if any(result.get("syscalls") for result in results):
+        print("system calls and context switches a request, by thread (over 0.01):")
+        for result in results:
+            by_kind = collections.defaultdict(list)
+            for (kind, call), count in sorted(result.get("syscalls", {}).items(), key=lambda item: -item[1]):
+                if count >= 0.01:
+                    by_kind[kind].append(f"{call} {count:.2f}")
+            parts = "; ".join(f"{kind}: {', '.join(calls)}" for kind, calls in sorted(by_kind.items()))
             print(f"  {result['name']}: {parts}")
     for result in results:
         problems = []
