@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 
+from perf_by_module import thread_kind  # the threads named as the profiles name them
+
 # (event name perf gives the probe, library it lives in, symbol, label in the table)
 UPROBES = [
     ("probe_libc:malloc", "libc.so", "malloc", "malloc"),
@@ -76,14 +78,6 @@ def ensure_probes(binary):
             sys.exit(f"count_per_request: perf probe -x {path} {symbol} failed: {result.stderr.strip()}")
 
 
-def thread_kind(comm):
-    if "overcommit" in comm:
-        return "writer"
-    if "default-qos" in comm:
-        return "pool"
-    return None  # the benchmark's main thread, perf's own, NIO's (idle here)
-
-
 def count(data, start, end):
     """Events in the window, by (event, kind of thread)."""
     script = subprocess.run(["perf", "script", "-i", data, "--time", f"{start},{end}", "-F", "comm,event"],
@@ -93,9 +87,9 @@ def count(data, start, end):
         parts = line.split()
         if len(parts) < 2:
             continue
-        kind = thread_kind(parts[0])
-        if kind:
-            counts[(parts[-1].rstrip(":"), kind)] += 1
+        # The table prints the pool and the writer; other threads (the benchmark's main one, NIO's,
+        # idle here) are counted and left out.
+        counts[(parts[-1].rstrip(":"), thread_kind(parts[0]))] += 1
     return counts
 
 
