@@ -82,8 +82,8 @@ public final class SQLiteStore: Store {
         let checkpointer = sharedPath.map {
             SQLiteCheckpointer(path: $0, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
         }
-        var afterCommit: (@Sendable (Int) -> Void)?
-        if let checkpointer { afterCommit = { operations in checkpointer.committed(operations: operations) } }
+        var afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)?
+        if let checkpointer { afterCommit = { operations, db in checkpointer.committed(operations: operations, on: db) } }
         let worker: SQLiteWorker
         do {
             worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path, gathersWALWrites: true), logger: logger,

@@ -36,8 +36,9 @@ final class SQLiteWorker: Sendable {
     /// Operations queued or running: while there are any, a read sent here would wait for them.
     private let inFlight = Atomic<Int>(0)
     private let logger: Logger
-    /// Told how many operations each successful commit carried (the background checkpointer).
-    private let afterCommit: (@Sendable (Int) -> Void)?
+    /// Told how many operations each successful commit carried, with the connection (the
+    /// background checkpointer, which may copy the log's last frames on it).
+    private let afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)?
 
     /// Whether an operation is queued or running on the connection right now.
     var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
@@ -55,7 +56,7 @@ final class SQLiteWorker: Sendable {
     var isHoldingGroup: Bool { holding.load(ordering: .acquiring) }
 
     init(handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
-         afterCommit: (@Sendable (Int) -> Void)? = nil) {
+         afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)? = nil) {
         self.connection = Confined(handle)
         self.gathering = gathering
         self.logger = logger
@@ -247,7 +248,7 @@ final class SQLiteWorker: Sendable {
         lastGroupSize.store(group.count, ordering: .relaxed)
         groups.add(1, ordering: .relaxed)
         for (operation, failure) in zip(group, failures) { answer(operation, failure) }
-        afterCommit?(group.count)
+        afterCommit?(group.count, db)
     }
 
     /// Rolls back whatever transaction is open; SQLite may already have done so by itself.

@@ -148,6 +148,44 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test("under writes that never pause, the log starts over after each background checkpoint")
+    func logStartsOverUnderStorm() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let store = try await SQLiteStore.open(path: path, readConnection: .whenBusy)
+            do {
+                let checkpointer = try #require(store.checkpointer)
+                let app = try await store.addApp()
+                let before = try walCheckpointSequence(path + "-wal")
+                let cycles = 4
+                let total = cycles * SQLiteCheckpointer.operationsPerCheckpoint
+                // 64 sign-ins in flight until the last: the writer never waits for work, so no
+                // transaction of its own would begin with the whole log copied back.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    var started = 0
+                    func startOne() {
+                        let index = started
+                        started += 1
+                        group.addTask { _ = try await store.createSession(newSession(app: app.id, user: "u\(index)")) }
+                    }
+                    while started < 64 { startOne() }
+                    while try await group.next() != nil {
+                        if started < total { startOne() }
+                    }
+                }
+                let after = try walCheckpointSequence(path + "-wal")
+                #expect(checkpointer.completedCheckpoints >= cycles - 2)
+                #expect(checkpointer.copiedTails >= cycles - 2, "tails copied: \(checkpointer.copiedTails)")
+                #expect(after - before >= UInt32(cycles - 2), "the log started over \(after - before) times")
+                #expect(try await store.activeSessionCount(appID: app.id, userID: "u\(total - 1)", now: t0) == 1)
+                try await store.close()
+            } catch {
+                try await store.close()
+                throw error
+            }
+        }
+    }
+
     @Test("version 4 re-keys used server nonces by expiry: a nonce used before the upgrade stays used")
     func nonceRekeyMigration() async throws {
         try await withTemporaryDirectory { directory in
@@ -395,4 +433,14 @@ struct SQLiteStoreTests {
             }
         }
     }
+}
+
+/// The WAL header's checkpoint sequence number (bytes 12–15, big-endian), which SQLite increments
+/// each time it starts the log over from its beginning.
+private func walCheckpointSequence(_ walPath: String) throws -> UInt32 {
+    let handle = try #require(FileHandle(forReadingAtPath: walPath))
+    defer { try? handle.close() }
+    let header = try #require(try handle.read(upToCount: 16))
+    try #require(header.count == 16)
+    return header[12...15].reduce(0) { $0 << 8 | UInt32($1) }
 }
