@@ -12,7 +12,7 @@ of the current generation are read) and the database afterwards.
 
 A sign-in whose rows append touches few pages a commit beyond its user's entry in
 `sessions_by_user`; keys that land at random within a range (a second's worth of sessions, say)
-show up here as many frames a commit for that B-tree (docs/PERFORMANCE.md, 2026-11-25, night).
+show up here as many frames a commit for that B-tree (docs/PERFORMANCE-JOURNAL.md, 2026-11-25, night).
 """
 import collections
 import sqlite3

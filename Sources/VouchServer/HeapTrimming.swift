@@ -10,7 +10,7 @@ import Foundation
 /// with `madvise`, and every such call makes the kernel flush the other cores' address
 /// translations (an inter-processor interrupt each). A server whose request threads allocate and
 /// free in waves paid for this on every wave: `madvise` and those interrupts were about 7 % of a
-/// durable sign-in's CPU in the 2026-11-24 profile (docs/PERFORMANCE.md). Keeping up to
+/// durable sign-in's CPU in the 2026-11-24 profile (docs/PERFORMANCE-JOURNAL.md). Keeping up to
 /// `defaultThreshold` free per heap instead costs at most that much resident memory per heap,
 /// memory the process had in use a moment before. `vouch serve` applies it at start.
 public enum HeapTrimming {

@@ -13,7 +13,7 @@ import Synchronization
 /// amount of work a request. The generation let go is freed after the lock is released.
 /// (Choosing whom to forget by looking at every bucket, as this did until 2026-11-26, took a pass
 /// and a sort over the whole table under the lock: tens of milliseconds during which every
-/// rate-limited request waited; docs/PERFORMANCE.md, "2026-11-26, night".)
+/// rate-limited request waited; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, night".)
 ///
 /// A lock rather than an actor: a look-up is a few hundred nanoseconds of arithmetic on every
 /// rate-limited request, where a hop to an actor and back made each of them queue a job and

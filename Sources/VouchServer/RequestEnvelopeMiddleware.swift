@@ -7,9 +7,9 @@ import Hummingbird
 ///
 /// One middleware rather than four because each layer is an async call that copies the request
 /// and its context, and two read the clock again: in process, one in their place took about a
-/// quarter of a bare request off a `POST /nonces` (docs/PERFORMANCE.md). The order of the four is
-/// kept: the sign-in count sees what the route threw, the request's count and log line see the
-/// answer that was sent.
+/// quarter of a bare request off a `POST /nonces` (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, late
+/// morning"). The order of the four is kept: the sign-in count sees what the route threw, the
+/// request's count and log line see the answer that was sent.
 struct RequestEnvelopeMiddleware: RouterMiddleware {
     typealias Context = VouchRequestContext
 

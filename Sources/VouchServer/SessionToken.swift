@@ -14,7 +14,8 @@ import VouchTokens
 /// the whole table; a key that led with the second alone (tokens made on 2026-11-24 and 25) still
 /// lands on a random page among that second's, hundreds of them under a sign-in storm, and splits
 /// them: a commit of twenty sign-ins wrote some fifty pages to the WAL for the two (measured in
-/// docs/PERFORMANCE.md). The stamp tells a token's holder nothing they did not know.
+/// docs/PERFORMANCE-JOURNAL.md, "2026-11-25, night"). The stamp tells a token's holder nothing they
+/// did not know.
 ///
 /// The store reads the leading eight bytes as bytes, never as a time, so tokens of every earlier
 /// layout are still found: those that led with their second under that second and their hash

@@ -20,7 +20,7 @@ extension PostgresStore {
     ///    `KeyRecord.lastVerifiedResolutionSeconds`.
     ///
     /// The same statements sent one by one between BEGIN and COMMIT took five or six round trips,
-    /// each parsed and planned again by the server (docs/PERFORMANCE.md, 2026-11-26, evening);
+    /// each parsed and planned again by the server (docs/PERFORMANCE-JOURNAL.md, 2026-11-26, evening);
     /// the call itself is prepared (`CreateSessionStatement`).
     public func createSession(_ session: NewSession) async throws -> UserRecord {
         try await single("createSession") { db in

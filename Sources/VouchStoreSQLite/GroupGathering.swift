@@ -22,6 +22,6 @@ public struct GroupGathering: Sendable, Equatable {
     /// Commit as soon as the writer is free.
     public static let none = GroupGathering(maximumWait: .zero, enough: 1)
     /// What `vouch serve` uses: a fifth of a millisecond at most, against sign-in latencies of a
-    /// few milliseconds under load (measured in docs/PERFORMANCE.md).
+    /// few milliseconds under load (measured in docs/PERFORMANCE-JOURNAL.md, "2026-11-24, third round").
     public static let standard = GroupGathering(maximumWait: .microseconds(200), enough: 16)
 }
