@@ -36,6 +36,7 @@ import time
 import urllib.request
 
 import wal_pages
+from perf_by_module import thread_kind as short_thread_kind
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -130,15 +131,14 @@ def thread_times(pid):
     return threads
 
 
+THREAD_LABELS = {"event loop": "event loops", "writer": "dispatch queues (SQLite writer, checkpointer)",
+                 "pool": "Swift concurrency pool"}
+
+
 def thread_kind(name):
-    """Which part of the server a thread is, by the name its runtime gives it."""
-    if name.startswith("NIO-"):
-        return "event loops"
-    if "overcommit" in name:
-        return "dispatch queues (SQLite writer, checkpointer)"
-    if "default-qos" in name:
-        return "Swift concurrency pool"
-    return "other"
+    """Which part of the server a thread is, by the name its runtime gives it (as the profiles
+    class it, spelt out for these tables)."""
+    return THREAD_LABELS.get(short_thread_kind(name), "other")
 
 
 def cpu_by_thread_kind(before, after, served):
@@ -214,9 +214,9 @@ def database_cpu_since(before):
     return sum(value - before.get(pid, 0.0) for pid, value in database_cpu_seconds().items())
 
 
-PROFILE_DIR = None
-# With --syscalls: where each measurement's system-call and scheduler trace goes.
-SYSCALLS_DIR = None
+# With --profile or --syscalls: what perf records during each HTTP measurement, and where.
+Recording = collections.namedtuple("Recording", ["kind", "directory"])  # kind: "profile" or "syscalls"
+RECORDING = None
 # x86-64 numbers of the system calls a server makes under load; others print as their number.
 SYSCALL_NAMES = {0: "read", 1: "write", 3: "close", 7: "poll", 8: "lseek", 16: "ioctl", 17: "pread64", 18: "pwrite64",
                  19: "readv", 20: "writev", 24: "sched_yield", 35: "nanosleep", 44: "sendto", 45: "recvfrom",
@@ -242,13 +242,14 @@ def start_profile(name, pids):
     such a thread, started again for each measurement after the previous one idled out, and a
     `-p` profile of a durable sign-in held none of the writer's CPU (a sixth of the server's, the
     WAL frames and the commit's fsync among it)."""
-    directory = PROFILE_DIR or SYSCALLS_DIR
-    if directory is None:
+    if RECORDING is None:
         return None
-    with open(recording_path(directory, name, "pids"), "w") as handle:
+    with open(recording_path(RECORDING.directory, name, "pids"), "w") as handle:
         handle.write(",".join(str(pid) for pid in pids) + "\n")
-    events = ["-e", "cpu-clock", "-g"] if PROFILE_DIR else ["-e", "raw_syscalls:sys_enter", "-e", "sched:sched_switch"]
-    return subprocess.Popen(["perf", "record", "-q"] + events + ["-a", "-o", recording_path(directory, name, "perf.data")],
+    events = {"profile": ["-e", "cpu-clock", "-g"],
+              "syscalls": ["-e", "raw_syscalls:sys_enter", "-e", "sched:sched_switch"]}[RECORDING.kind]
+    output = recording_path(RECORDING.directory, name, "perf.data")
+    return subprocess.Popen(["perf", "record", "-q"] + events + ["-a", "-o", output],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -262,7 +263,7 @@ def syscall_counts(name, pids, served):
     """With --syscalls: the server's system calls a request by kind of thread and call, and its
     threads' context switches a request, split into preempted (still runnable) and put to sleep.
     Exact counts, where CPU time moves by a tenth from run to run."""
-    script = subprocess.run(["perf", "script", "-i", recording_path(SYSCALLS_DIR, name, "perf.data"),
+    script = subprocess.run(["perf", "script", "-i", recording_path(RECORDING.directory, name, "perf.data"),
                              "-F", "comm,pid,event,trace"], capture_output=True, text=True).stdout
     wanted = {str(pid) for pid in pids}
     counts = collections.Counter()
@@ -332,7 +333,7 @@ def measure(name, pids, targets, seconds, connections, with_database=False, wal_
     result["disk_kib"] = (sum(disk_bytes(pid) for pid in pids) - disk_before) / max(served, 1) / 1024
     result["db_cpu_us"] = database_cpu_since(database_before) / max(served, 1) * 1e6 if with_database else None
     result["served_rps"] = served / seconds
-    if SYSCALLS_DIR is not None:
+    if RECORDING is not None and RECORDING.kind == "syscalls":
         result["syscalls"] = syscall_counts(name, pids, served)
     return result
 
@@ -464,13 +465,11 @@ def main():
                if shutil.which(tool) is None]
     if missing and not arguments.memory:
         sys.exit(f"bench.py: {', '.join(missing)} missing (apt-get install {' '.join('linux-perf' if t == 'perf' else t for t in missing)})")
-    global PROFILE_DIR, SYSCALLS_DIR
-    if arguments.profile:
-        os.makedirs(arguments.profile, exist_ok=True)
-        PROFILE_DIR = os.path.abspath(arguments.profile)
-    if arguments.syscalls:
-        os.makedirs(arguments.syscalls, exist_ok=True)
-        SYSCALLS_DIR = os.path.abspath(arguments.syscalls)
+    global RECORDING
+    for kind, directory in (("profile", arguments.profile), ("syscalls", arguments.syscalls)):
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+            RECORDING = Recording(kind, os.path.abspath(directory))
     if arguments.smoke:
         arguments.seconds, arguments.signins, arguments.connections = 1, 300, 8
     vouch = os.path.join(arguments.bin, "vouch")
