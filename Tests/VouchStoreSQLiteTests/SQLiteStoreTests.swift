@@ -152,8 +152,7 @@ struct SQLiteStoreTests {
     func logStartsOverUnderStorm() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
-            let store = try await SQLiteStore.open(path: path, readConnection: .whenBusy)
-            do {
+            try await closing(try await SQLiteStore.open(path: path, readConnection: .whenBusy)) { store in
                 let checkpointer = try #require(store.checkpointer)
                 let app = try await store.addApp()
                 let before = try walCheckpointSequence(path + "-wal")
@@ -178,10 +177,6 @@ struct SQLiteStoreTests {
                 #expect(checkpointer.copiedTails >= cycles - 2, "tails copied: \(checkpointer.copiedTails)")
                 #expect(after - before >= UInt32(cycles - 2), "the log started over \(after - before) times")
                 #expect(try await store.activeSessionCount(appID: app.id, userID: "u\(total - 1)", now: t0) == 1)
-                try await store.close()
-            } catch {
-                try await store.close()
-                throw error
             }
         }
     }
