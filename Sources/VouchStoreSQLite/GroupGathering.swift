@@ -1,4 +1,4 @@
-/// How long the writer may hold a small group commit back so that more writes join it.
+/// How long a committer may hold a small group commit back so that more writes join it.
 ///
 /// Every commit pays an fsync and writes the pages it touched to the WAL, and the pages a sign-in
 /// touches (the ends of the session, expiry and nonce indexes) are largely the same ones: the more
@@ -8,6 +8,10 @@
 /// carried more than one operation (others are on their way), only while fewer than `enough` are
 /// waiting, and never longer than `maximumWait`; a lone write is never held back. Every
 /// operation is still answered only after the commit that holds it.
+///
+/// Off by default since the committer became a write's own task (`SQLiteWorker`, "the baton"):
+/// the hold blocks that task's thread, a thread of Swift's pool, and the hand-over of the baton
+/// already gathers what arrives during a commit (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the baton").
 public struct GroupGathering: Sendable, Equatable {
     /// The longest a group is held back.
     public var maximumWait: Duration
@@ -21,7 +25,8 @@ public struct GroupGathering: Sendable, Equatable {
 
     /// Commit as soon as the writer is free.
     public static let none = GroupGathering(maximumWait: .zero, enough: 1)
-    /// What `vouch serve` uses: a fifth of a millisecond at most, against sign-in latencies of a
-    /// few milliseconds under load (measured in docs/PERFORMANCE-JOURNAL.md, "2026-11-24, third round").
+    /// What `vouch serve --group-commit-wait 200` asks for, the default until the baton (2026-11-26): a fifth
+    /// of a millisecond at most, against sign-in latencies of a few milliseconds under load
+    /// (measured in docs/PERFORMANCE-JOURNAL.md, "2026-11-24, third round").
     public static let standard = GroupGathering(maximumWait: .microseconds(200), enough: 16)
 }

@@ -4,15 +4,26 @@ import Logging
 import Synchronization
 import VouchStore
 
-/// Runs the store's operations on its one SQLite connection, one at a time, each entirely on a
-/// serial queue: one hop there and one back per operation, whatever its number of statements.
+/// Runs the store's operations on its one SQLite connection, one at a time: reads and single
+/// operations on a serial queue (one hop there and one back, whatever their number of
+/// statements), durable writes on the thread of the write that carries the baton (below).
 ///
-/// **Group commit.** Writes that must be durable (`transaction`) are queued, and the queue commits
+/// **Group commit.** Writes that must be durable (`transaction`) join a list, and one commit takes
 /// every write waiting at that moment in one `BEGIN IMMEDIATE … COMMIT`. With `synchronous=FULL`
 /// the commit's fsync is the dominant cost of a sign-in; a storm of sign-ins now shares it, and
 /// still no operation is answered before the commit that holds it is on disk. An operation that
 /// throws leaves nothing behind and takes nothing of the others with it; a COMMIT that fails
 /// fails every operation of the group, which then has written nothing.
+///
+/// **The baton.** The write that finds nobody committing commits, on its own task's thread
+/// (`queue.sync`, which runs there when the queue is idle and keeps the connection confined to
+/// the queue's order): a lone write costs no hop and no wake-up of another thread. Writes that
+/// arrive meanwhile wait; once its commit is answered, the committer hands the baton to the first
+/// of them, whose task wakes to commit them all (it had to wake for its answer anyway), or puts
+/// it down when none wait. Under a storm a group is what arrived during one commit and the
+/// hand-over. The committer's thread is blocked for its commit, sync included (a pool thread, as
+/// an RSA verification occupies one); that is what a dedicated writer thread cost as a sleep and
+/// a wake-up for every group and its callers (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the baton").
 final class SQLiteWorker: Sendable {
     /// The most operations one commit carries: bounds the latency a group adds to its first member.
     static let maximumGroupSize = 64
@@ -35,6 +46,10 @@ final class SQLiteWorker: Sendable {
     private let holding = Atomic<Bool>(false)
     /// Operations queued or running: while there are any, a read sent here would wait for them.
     private let inFlight = Atomic<Int>(0)
+    /// Blocks queued or running on the queue (`run`, `close`, a commit handed to the queue): while
+    /// there are any, a committer would wait for them with its thread blocked, so the commit is
+    /// handed to the queue instead.
+    private let queued = Atomic<Int>(0)
     private let logger: Logger
     /// Told how many operations each successful commit carried, with the connection (the
     /// background checkpointer, which may copy the log's last frames on it).
@@ -45,6 +60,9 @@ final class SQLiteWorker: Sendable {
 
     /// Writes waiting for their group to be taken (for tests).
     var waitingOperations: Int { waiting.withLock { $0.operations.count } }
+
+    /// `close` calls waiting for the baton to be put down (for tests).
+    var waitingCloses: Int { waiting.withLock { $0.idleWaiters.count } }
 
     /// Group commits carried out so far.
     var committedGroups: Int { groups.load(ordering: .relaxed) }
@@ -68,9 +86,10 @@ final class SQLiteWorker: Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             inFlight.add(1, ordering: .relaxed)
-            queue.async {
+            enqueue { done in
                 let result = Result { try body(SQLiteRunner(handle: self.connection.handle)) }
                 self.inFlight.subtract(1, ordering: .relaxed)
+                done()
                 continuation.resume(with: result)
             }
         }
@@ -79,23 +98,83 @@ final class SQLiteWorker: Sendable {
     /// Runs `body` inside a transaction, committed (possibly together with other operations) before
     /// this returns; on any throw, nothing `body` wrote remains.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
-        // Unchecked: every path of `commitGroup` answers each operation exactly once (the worker's
-        // tests hold each path to it), and a checked continuation is one more allocation a write.
-        try await withUnsafeThrowingContinuation { continuation in
-            let operation = PendingWrite(body: body, continuation: continuation)
-            inFlight.add(1, ordering: .relaxed)
-            // One commit is scheduled for everything that waits: the first write to find the
-            // list empty schedules it, and the ones that join before it takes them ride along
-            // (a block per write made a storm's group enqueue a dozen blocks that found nothing).
-            let (isFirst, fillsHeldGroup) = waiting.withLock { waiting -> (Bool, Bool) in
+        let operation = PendingWrite(body: body)
+        inFlight.add(1, ordering: .relaxed)
+        // Unchecked: every path of `commitGroup` answers each operation exactly once and the baton
+        // is handed to a waiting write once (the worker's tests hold each path to it), and a
+        // checked continuation is one more allocation a write.
+        let turn = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<WriteTurn<T>, any Error>) in
+            let (leads, fillsHeldGroup) = waiting.withLock { waiting -> (Bool, Bool) in
+                operation.continuation = continuation
                 waiting.operations.append(operation)
-                let count = waiting.operations.count
-                guard let wakeAt = waiting.wakeAt, count >= wakeAt else { return (count == 1, false) }
-                waiting.wakeAt = nil
-                return (count == 1, true)
+                var fills = false
+                if let wakeAt = waiting.wakeAt, waiting.operations.count >= wakeAt {
+                    waiting.wakeAt = nil
+                    fills = true
+                }
+                guard !waiting.committing else { return (false, fills) }
+                waiting.committing = true
+                return (true, fills)
             }
-            if isFirst { queue.async { self.commitWaiting() } }
             if fillsHeldGroup { groupFilled.signal() }
+            // With nobody committing, this write takes the baton: usually by resuming itself at
+            // once (no suspension, no hop), then committing below on this thread.
+            if leads { carryBaton(from: operation) }
+        }
+        switch turn {
+        case .done(let value):
+            return value
+        case .lead:
+            lead()
+            return try operation.takeOutcome()
+        }
+    }
+
+    /// Gives the baton to `operation`'s task, whose write is waiting: it commits on its own thread
+    /// (`lead`). When the queue has work of its own (a read or an operation queued there), that
+    /// task would only block its thread waiting for it: the queue commits instead, and answers
+    /// every write of the group as it would any waiting write.
+    private func carryBaton(from operation: any GroupedOperation) {
+        if queued.load(ordering: .relaxed) > 0 {
+            enqueue { done in
+                self.commitWaiting()
+                done()
+                self.passBaton()
+            }
+        } else {
+            operation.markLeading()
+            operation.handOver()
+        }
+    }
+
+    /// On the calling thread, holding the baton: commits what waits (`queue.sync` runs it here
+    /// when the queue is idle), then passes the baton on.
+    private func lead() {
+        queue.sync { commitWaiting() }
+        passBaton()
+    }
+
+    /// Hands the baton to the first write that arrived during the last commit, or puts it down
+    /// (and lets a waiting `close` run).
+    private func passBaton() {
+        let (next, idle) = waiting.withLock { waiting -> ((any GroupedOperation)?, [CheckedContinuation<Void, Never>]) in
+            guard let first = waiting.operations.first else {
+                waiting.committing = false
+                defer { waiting.idleWaiters = [] }
+                return (nil, waiting.idleWaiters)
+            }
+            return (first, [])
+        }
+        if let next { carryBaton(from: next) }
+        for waiter in idle { waiter.resume() }
+    }
+
+    /// Runs `block` on the queue, counted in `queued` until it calls `done`: before it answers its
+    /// caller, so that a caller's next write does not find its own finished block still counted.
+    private func enqueue(_ block: @escaping @Sendable (_ done: () -> Void) -> Void) {
+        queued.add(1, ordering: .relaxed)
+        queue.async {
+            block { self.queued.subtract(1, ordering: .relaxed) }
         }
     }
 
@@ -105,14 +184,10 @@ final class SQLiteWorker: Sendable {
         operation.finish(error)
     }
 
-    /// On the queue: the operations waiting now, in groups of up to `maximumGroupSize`, each in one
-    /// transaction (`commitGroup`).
-    ///
-    /// Runs once for every time the list went from empty to not: it commits groups until it has
-    /// taken a group that left nothing behind, so operations beyond one group's size are committed
-    /// here too (nobody scheduled anything for them) and still before anything queued after them,
-    /// such as `close`. Operations that arrive after the last take find the list empty and
-    /// schedule the next run.
+    /// In the queue's order (on the baton holder's thread, or on the queue): the operations waiting
+    /// now, in groups of up to `maximumGroupSize`, each in one transaction (`commitGroup`), until
+    /// a group has left nothing behind, so that operations beyond one group's size are committed
+    /// before anything queued after them.
     private func commitWaiting() {
         gather()
         while true {
@@ -162,11 +237,11 @@ final class SQLiteWorker: Sendable {
         commit(group, failures, db)
     }
 
-    /// Holds a small group back, on the queue, while more operations are likely to join it (see
-    /// `GroupGathering`).
+    /// Holds a small group back, on the committer's thread, while more operations are likely to
+    /// join it (see `GroupGathering`; off unless asked for, since that thread is a pool thread).
     ///
-    /// The writer sleeps once, until the write that makes the group big enough wakes it or the
-    /// wait is over: no polling, so a held group costs the writer one sleep and one wake-up
+    /// The committer sleeps once, until the write that makes the group big enough wakes it or the
+    /// wait is over: no polling, so a held group costs the committer one sleep and one wake-up
     /// whatever its wait (looking again every 50 µs cost a system call and two context switches
     /// each time, and under a storm most groups are held).
     private func gather() {
@@ -261,57 +336,99 @@ final class SQLiteWorker: Sendable {
         }
     }
 
-    /// Closes the connection once every operation queued before it has run.
+    /// Closes the connection once every operation queued before it has run and the baton is down
+    /// (every write that joined the list before it has been committed or has failed).
     func close() async -> Bool {
-        await withCheckedContinuation { continuation in
-            queue.async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = waiting.withLock { waiting -> Bool in
+                guard waiting.committing else { return true }
+                waiting.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+        return await withCheckedContinuation { continuation in
+            enqueue { done in
                 let wasOpen = !self.connection.handle.isClosed
                 self.connection.handle.close()
+                done()
                 continuation.resume(returning: wasOpen)
             }
         }
     }
 }
 
-/// The writes waiting for the writer to take them.
+/// The writes waiting for a commit to take them, and who commits.
 private struct WaitingWrites {
     var operations: [any GroupedOperation] = []
     /// While the writer holds a group back: the count at which the write that reaches it wakes
     /// the writer (and clears this, so that exactly one write signals).
     var wakeAt: Int?
+    /// Whether a write's task holds the baton: commits what waits, and hands it on.
+    var committing = false
+    /// `close` calls waiting for the baton to be put down.
+    var idleWaiters: [CheckedContinuation<Void, Never>] = []
 }
 
-/// One queued write, as the writer sees it: run it (perhaps twice, the second time in a savepoint
+/// What a write's task is woken for: its committed value, or the baton.
+private enum WriteTurn<T: Sendable>: Sendable {
+    case done(T)
+    case lead
+}
+
+/// One queued write, as its committer sees it: run it (perhaps twice, the second time in a savepoint
 /// of its own), then answer its caller once its group is settled.
 private protocol GroupedOperation: AnyObject, Sendable {
     func run(_ db: SQLiteRunner) throws
     func finish(_ error: (any Error)?)
+    /// Before `handOver`: this write's task will carry the baton, so its outcome is kept for it
+    /// rather than sent.
+    func markLeading()
+    /// Wakes this write's task to carry the baton.
+    func handOver()
 }
 
 /// A write, the value it returned and the caller waiting for it, in one object: one allocation
-/// a write. Only the writer's serial queue runs and answers it, so `value` needs no lock.
+/// a write. Only the baton's holder runs and answers it, so its fields need no lock of their own
+/// (the list's lock orders the hand-overs).
 private final class PendingWrite<T: Sendable>: GroupedOperation, @unchecked Sendable {
     private let body: @Sendable (SQLiteRunner) throws -> T
-    private let continuation: UnsafeContinuation<T, any Error>
+    var continuation: UnsafeContinuation<WriteTurn<T>, any Error>?
+    var leads = false
     private var value: T?
+    private var outcome: Result<T, any Error>?
 
-    init(body: @escaping @Sendable (SQLiteRunner) throws -> T, continuation: UnsafeContinuation<T, any Error>) {
+    init(body: @escaping @Sendable (SQLiteRunner) throws -> T) {
         self.body = body
-        self.continuation = continuation
     }
 
     func run(_ db: SQLiteRunner) throws {
         value = try body(db)
     }
 
+    func markLeading() { leads = true }
+
+    func handOver() { continuation?.resume(returning: .lead) }
+
     func finish(_ error: (any Error)?) {
+        let result: Result<T, any Error>
         if let error {
-            continuation.resume(throwing: error)
+            result = .failure(error)
         } else if let value = value.take() {
-            continuation.resume(returning: value)
+            result = .success(value)
         } else {
-            continuation.resume(throwing: StoreError.unavailable("a committed operation left no result"))
+            result = .failure(StoreError.unavailable("a committed operation left no result"))
         }
+        if leads {
+            outcome = result
+        } else {
+            continuation?.resume(with: result.map { .done($0) })
+        }
+    }
+
+    func takeOutcome() throws -> T {
+        guard let outcome = outcome.take() else { throw StoreError.unavailable("a committed operation left no result") }
+        return try outcome.get()
     }
 }
 

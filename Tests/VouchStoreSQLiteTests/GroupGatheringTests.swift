@@ -6,7 +6,10 @@ import VouchStoreConformance
 import VouchTestSupport
 @testable import VouchStoreSQLite
 
-@Suite("Group commit gathering", .timeLimit(.minutes(1)))
+// Serialized: several of these tests block a thread of Swift's pool on purpose (a committer
+// behind a held queue, a write's body held inside its commit), and together they could block
+// every thread of it.
+@Suite("Group commit gathering", .serialized, .timeLimit(.minutes(1)))
 struct GroupGatheringTests {
     private static func insert(_ store: SQLiteStore, _ x: Int) async throws {
         try await store.transaction("insert \(x)") { db in try db.execute("INSERT INTO t (x) VALUES (?)", [.int64(Int64(x))]) }
@@ -142,7 +145,66 @@ struct GroupGatheringTests {
         }
     }
 
-    @Test("the defaults: vouch serve gathers briefly, .none never")
+    /// With nobody committing, a write commits on its own task's thread: no hop to another thread
+    /// and back (the store's former writer thread cost a wake-up per group and one per caller).
+    @Test("a lone write is committed on the thread of the task that asked for it")
+    func loneWriteCommitsInline() async throws {
+        try await Self.withStore(.none) { store in
+            let caller = pthread_self()
+            let committer = try await store.transaction("insert") { db in
+                try db.execute("INSERT INTO t (x) VALUES (1)")
+                return pthread_self()
+            }
+            #expect(committer == caller, "the body ran on another thread than its caller's")
+            #expect(store.worker.committedGroups == 1)
+        }
+    }
+
+    /// The baton: writes that arrive while a commit runs wait for it, then the first of them
+    /// commits them all in one group; a `close` asked for meanwhile waits until they have been.
+    @Test("writes arriving during a commit are committed together by the first of them, before a close asked for meanwhile")
+    func batonHandedOver() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let store = try await SQLiteStore.open(path: path)
+            try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
+            let worker = store.worker
+            let groupsBefore = worker.committedGroups
+            let inBody = DispatchSemaphore(value: 0)
+            let gate = DispatchSemaphore(value: 0)
+            // The first write's body waits inside its commit, on its own thread, until released.
+            let first = Task {
+                try await store.transaction("insert 1") { db in
+                    inBody.signal()
+                    _ = gate.wait(timeout: .now() + 30)
+                    try db.execute("INSERT INTO t (x) VALUES (1)")
+                }
+            }
+            while inBody.wait(timeout: .now()) != .success { try await Task.sleep(for: .milliseconds(5)) }
+            let later = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for x in 2...9 { group.addTask { try await Self.insert(store, x) } }
+                    try await group.waitForAll()
+                }
+            }
+            try await Self.waitUntilWaiting(worker, 8)
+            let closeTask = Task { await worker.close() }
+            while worker.waitingCloses < 1 { try await Task.sleep(for: .milliseconds(5)) }
+            gate.signal()
+            try await first.value
+            try await later.value
+            #expect(await closeTask.value, "the close found the connection open: it ran after the writes")
+            #expect(worker.committedGroups - groupsBefore == 2, "the first write alone, then the eight that waited")
+            try await store.close()
+            let reopened = try await SQLiteStore.open(path: path)
+            try await closing(reopened) { store in
+                let rows = try await store.exclusive("read") { db in try db.rows("SELECT count(*) AS n FROM t").first?.int64("n") }
+                #expect(rows == 9)
+            }
+        }
+    }
+
+    @Test("the defaults: vouch serve commits at once (no hold); .standard is the former 200 µs hold")
     func defaults() {
         #expect(GroupGathering.standard.maximumWait == .microseconds(200) && GroupGathering.standard.enough == 16)
         #expect(GroupGathering.none.maximumWait == .zero)
