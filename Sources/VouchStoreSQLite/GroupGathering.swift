@@ -9,9 +9,10 @@
 /// waiting, and never longer than `maximumWait`; a lone write is never held back. Every
 /// operation is still answered only after the commit that holds it.
 ///
-/// Off by default since the committer became a write's own task (`SQLiteWorker`, "the baton"):
-/// the hold blocks that task's thread, a thread of Swift's pool, and the hand-over of the baton
-/// already gathers what arrives during a commit (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the baton").
+/// Since the committer is a write's own task (`SQLiteWorker`, "the baton"), the hold blocks that
+/// task's thread, a thread of Swift's pool, for at most `maximumWait`; it still paid over HTTP
+/// (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the baton"). Where the pool has one thread (one
+/// core) the writes it waits for could not even arrive while it holds, so there it never holds.
 public struct GroupGathering: Sendable, Equatable {
     /// The longest a group is held back.
     public var maximumWait: Duration
@@ -25,8 +26,8 @@ public struct GroupGathering: Sendable, Equatable {
 
     /// Commit as soon as the writer is free.
     public static let none = GroupGathering(maximumWait: .zero, enough: 1)
-    /// What `vouch serve --group-commit-wait 200` asks for, the default until the baton (2026-11-26): a fifth
-    /// of a millisecond at most, against sign-in latencies of a few milliseconds under load
-    /// (measured in docs/PERFORMANCE-JOURNAL.md, "2026-11-24, third round").
+    /// What `vouch serve` uses: a fifth of a millisecond at most, against sign-in latencies of a
+    /// few milliseconds under load (measured in docs/PERFORMANCE-JOURNAL.md, "2026-11-24, third
+    /// round", and with the baton on "2026-11-26, the baton").
     public static let standard = GroupGathering(maximumWait: .microseconds(200), enough: 16)
 }

@@ -68,7 +68,7 @@ public final class SQLiteStore: Store {
     public static func open(
         path: String,
         readConnection: SQLiteReadConnection = .inline,
-        groupGathering: GroupGathering = .none,
+        groupGathering: GroupGathering = .standard,
         sessionCacheCapacity: Int = SQLiteStore.defaultSessionCacheCapacity,
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {

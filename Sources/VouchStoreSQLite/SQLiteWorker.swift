@@ -34,6 +34,8 @@ final class SQLiteWorker: Sendable {
     /// Signalled once by the write that makes a held group big enough (`WaitingWrites.wakeAt`).
     private let groupFilled = DispatchSemaphore(value: 0)
     private let gathering: GroupGathering
+    /// Threads of Swift's concurrency pool, one per core: a committer's hold blocks one of them.
+    private let poolThreads: Int
     /// Operations in the last group committed: more than one means others are on their way.
     private let lastGroupSize = Atomic<Int>(0)
     /// Groups committed so far, and how many of them were held back for more (for tests).
@@ -74,9 +76,11 @@ final class SQLiteWorker: Sendable {
     var isHoldingGroup: Bool { holding.load(ordering: .acquiring) }
 
     init(handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
+         poolThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
          afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)? = nil) {
         self.connection = Confined(handle)
         self.gathering = gathering
+        self.poolThreads = poolThreads
         self.logger = logger
         self.afterCommit = afterCommit
     }
@@ -238,14 +242,15 @@ final class SQLiteWorker: Sendable {
     }
 
     /// Holds a small group back, on the committer's thread, while more operations are likely to
-    /// join it (see `GroupGathering`; off unless asked for, since that thread is a pool thread).
+    /// join it (see `GroupGathering`). Never where the concurrency pool has a single thread: that
+    /// thread is the committer's, and the writes the hold waits for could not arrive meanwhile.
     ///
     /// The committer sleeps once, until the write that makes the group big enough wakes it or the
     /// wait is over: no polling, so a held group costs the committer one sleep and one wake-up
     /// whatever its wait (looking again every 50 µs cost a system call and two context switches
     /// each time, and under a storm most groups are held).
     private func gather() {
-        guard gathering.maximumWait > .zero, lastGroupSize.load(ordering: .relaxed) > 1 else { return }
+        guard gathering.maximumWait > .zero, poolThreads > 1, lastGroupSize.load(ordering: .relaxed) > 1 else { return }
         let enough = gathering.enough
         let willHold = waiting.withLock { waiting -> Bool in
             let count = waiting.operations.count

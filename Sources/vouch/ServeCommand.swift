@@ -39,8 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "PostgreSQL: seconds any wait on the database may take (connect, statement, lock, free connection) before the request gets a 503.")
     var databaseTimeout: Int64 = 5
 
-    @Option(name: .long, help: "SQLite: microseconds (0…10000) a group commit may wait for more writes while writes arrive together, blocking the committing request's thread; 0 (the default) commits at once.")
-    var groupCommitWait = 0
+    @Option(name: .long, help: "SQLite: microseconds (0…10000) a group commit may wait for more writes while writes arrive together, blocking the committing request's thread (never on one core); 0 commits at once.")
+    var groupCommitWait = 200
 
     @Option(name: .long, help: "SQLite: most sessions (0…1000000) whose look-up is kept in memory between the writes that change them (about 900 bytes each); 0 reads every request's session, app and key from the file.")
     var sessionCache = SQLiteStore.defaultSessionCacheCapacity

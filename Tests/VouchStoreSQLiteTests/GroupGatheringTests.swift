@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import Testing
 import VouchStore
 import VouchStoreConformance
@@ -43,14 +44,22 @@ struct GroupGatheringTests {
 
     /// Two writes queued while the queue is held, so that they are committed as one group.
     private static func groupOfTwo(_ store: SQLiteStore, _ first: Int, _ second: Int) async throws {
+        try await groupOfTwo(store.worker, first, second)
+    }
+
+    private static func groupOfTwo(_ worker: SQLiteWorker, _ first: Int, _ second: Int) async throws {
         let gate = DispatchSemaphore(value: 0)
-        let held = try await holdQueue(store.worker, until: gate)
-        async let one: Void = insert(store, first)
-        async let two: Void = insert(store, second)
-        try await waitUntilWaiting(store.worker, 2)
+        let held = try await holdQueue(worker, until: gate)
+        async let one: Void = insert(worker, first)
+        async let two: Void = insert(worker, second)
+        try await waitUntilWaiting(worker, 2)
         gate.signal()
         try await held.value
         _ = try await (one, two)
+    }
+
+    private static func insert(_ worker: SQLiteWorker, _ x: Int) async throws {
+        try await worker.transaction { db in try db.execute("INSERT INTO t (x) VALUES (?)", [.int64(Int64(x))]) }
     }
 
     /// A fresh store with `gathering` and a table `t` to write into.
@@ -204,7 +213,25 @@ struct GroupGatheringTests {
         }
     }
 
-    @Test("the defaults: vouch serve commits at once (no hold); .standard is the former 200 µs hold")
+    /// With one thread in the pool, the committer's hold would block the only thread that could
+    /// run the writes it waits for: it would always last its whole wait, with nothing else running.
+    @Test("where the concurrency pool has one thread, a committer never holds a group back")
+    func noHoldOnOneThread() async throws {
+        try await withTemporaryDirectory { directory in
+            let worker = SQLiteWorker(
+                handle: try SQLiteConnectionHandle(path: directory.file("vouch.sqlite")), logger: Logger(label: "test"),
+                gathering: GroupGathering(maximumWait: .seconds(20), enough: 3), poolThreads: 1)
+            try await worker.run { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
+            try await Self.groupOfTwo(worker, 1, 2)
+            // After a group of two, a lone write would be held for 20 s with more than one thread.
+            try await Self.insert(worker, 3)
+            #expect(worker.heldBackGroups == 0)
+            #expect(worker.committedGroups == 2)
+            _ = await worker.close()
+        }
+    }
+
+    @Test("the defaults: vouch serve gathers briefly, .none never")
     func defaults() {
         #expect(GroupGathering.standard.maximumWait == .microseconds(200) && GroupGathering.standard.enough == 16)
         #expect(GroupGathering.none.maximumWait == .zero)
