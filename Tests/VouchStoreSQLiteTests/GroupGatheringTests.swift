@@ -198,7 +198,11 @@ struct GroupGatheringTests {
             }
             try await Self.waitUntilWaiting(worker, 8)
             let closeTask = Task { await worker.close() }
-            while worker.waitingCloses < 1 { try await Task.sleep(for: .milliseconds(5)) }
+            // A close that does not wait for the baton never shows here: give up after ten
+            // seconds, and let the writes it would then fail say so too.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while worker.waitingCloses < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(worker.waitingCloses == 1, "the close did not wait for the baton to be put down")
             gate.signal()
             try await first.value
             try await later.value
