@@ -24,7 +24,7 @@ public struct GroupGathering: Sendable, Equatable {
         self.enough = max(1, enough)
     }
 
-    /// Commit as soon as the writer is free.
+    /// Commit at once.
     public static let none = GroupGathering(maximumWait: .zero, enough: 1)
     /// What `vouch serve` uses: a fifth of a millisecond at most, against sign-in latencies of a
     /// few milliseconds under load (measured in docs/PERFORMANCE-JOURNAL.md, "2026-11-24, third
