@@ -72,7 +72,7 @@ final class SQLiteWorker: Sendable {
     var heldBackGroups: Int { holds.load(ordering: .relaxed) }
     /// Of those, the ones that a write filled before the wait was over.
     var filledHeldGroups: Int { fills.load(ordering: .relaxed) }
-    /// Whether the writer is holding a group back for more operations at this moment.
+    /// Whether a committer is holding a group back for more operations at this moment.
     var isHoldingGroup: Bool { holding.load(ordering: .acquiring) }
 
     init(handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
@@ -366,8 +366,8 @@ final class SQLiteWorker: Sendable {
 /// The writes waiting for a commit to take them, and who commits.
 private struct WaitingWrites {
     var operations: [any GroupedOperation] = []
-    /// While the writer holds a group back: the count at which the write that reaches it wakes
-    /// the writer (and clears this, so that exactly one write signals).
+    /// While a committer holds a group back: the count at which the write that reaches it wakes
+    /// the committer (and clears this, so that exactly one write signals).
     var wakeAt: Int?
     /// Whether a write's task holds the baton: commits what waits, and hands it on.
     var committing = false
