@@ -16,8 +16,11 @@ extension SQLiteStore {
         // wrote it, and only then are the user's kept sessions dropped (after the commit, before
         // the caller hears). A returning user whose claims change nothing invalidates nothing, so
         // a storm of sign-ins does not keep emptying the authenticated requests' cache.
+        let writerUsers = writerUsers
         let (user, markedKey, wroteUser) = try await transaction("createSession", invalidating: .none) { db in
-            let existing = try db.rows(
+            // A returning user's row as this writer last saw it, or read (see `WriterUserCache`).
+            let kept = writerUsers.user(appID: session.appID, userID: session.userID)
+            let existing = try kept ?? db.rows(
                 "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
                 [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
             if existing?.suspended == true {
@@ -48,6 +51,8 @@ extension SQLiteStore {
                     "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
                     [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)]) > 0
             }
+            // Last, once every statement of this write has succeeded.
+            if kept == nil || wroteUser { writerUsers.keep(user) }
             return (user, markedKey, wroteUser)
         }
         if wroteUser { invalidate(.user(appID: session.appID, userID: session.userID)) }

@@ -34,12 +34,16 @@ public final class SQLiteStore: Store {
     let sessionCache: SessionCache
     /// The catalogue rows a sign-in reads (app, binding, key, secret), dropped likewise.
     let catalogueCache: CatalogueCache
+    /// The users' rows as the writer's transactions last saw them, kept and dropped inside those
+    /// transactions (see there why that is exact).
+    let writerUsers: WriterUserCache
     /// Keeps other processes' stores off the file (nil for an in-memory database).
     private let fileLock: SQLiteFileLock?
 
     private init(worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
                  checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection,
-                 sessionCache: SessionCache, catalogueCache: CatalogueCache, fileLock: SQLiteFileLock?, logger: Logger) {
+                 sessionCache: SessionCache, catalogueCache: CatalogueCache, writerUsers: WriterUserCache,
+                 fileLock: SQLiteFileLock?, logger: Logger) {
         self.worker = worker
         self.readers = readers
         self.inlineReaders = inlineReaders
@@ -47,6 +51,7 @@ public final class SQLiteStore: Store {
         self.readConnection = readConnection
         self.sessionCache = sessionCache
         self.catalogueCache = catalogueCache
+        self.writerUsers = writerUsers
         self.fileLock = fileLock
         self.logger = logger
     }
@@ -61,7 +66,8 @@ public final class SQLiteStore: Store {
     ///   - readConnection: where reads run (`.inline`: on the caller's thread, beside the writer).
     ///   - groupGathering: how long a group commit may wait for more writes under load.
     ///   - sessionCacheCapacity: the most sessions whose look-up is kept in memory; 0 keeps
-    ///     nothing, the catalogue rows of sign-ins (`CatalogueCache`) included.
+    ///     nothing, the catalogue rows of sign-ins (`CatalogueCache`) and the writer's users
+    ///     (`WriterUserCache`) included.
     /// - Throws: `StoreError.unavailable` when the file cannot be opened or migrated, or when
     ///   another store (in this process or another) has it open; the connection is then closed
     ///   again.
@@ -84,10 +90,12 @@ public final class SQLiteStore: Store {
         }
         var afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)?
         if let checkpointer { afterCommit = { operations, db in checkpointer.committed(operations: operations, on: db) } }
+        let writerUsers = WriterUserCache(capacity: sessionCacheCapacity == 0 ? 0 : WriterUserCache.defaultCapacity)
         let worker: SQLiteWorker
         do {
             worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path, gathersWALWrites: true), logger: logger,
-                                  gathering: groupGathering, afterCommit: afterCommit)
+                                  gathering: groupGathering, afterCommit: afterCommit,
+                                  afterRollback: { writerUsers.forgetAll() })
         } catch {
             fileLock?.release()
             throw StoreError.from(sqlite: error)
@@ -113,7 +121,7 @@ public final class SQLiteStore: Store {
             return SQLiteStore(worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
                                readConnection: readConnection, sessionCache: SessionCache(capacity: sessionCacheCapacity),
                                catalogueCache: CatalogueCache(capacity: sessionCacheCapacity == 0 ? 0 : CatalogueCache.defaultCapacity),
-                               fileLock: fileLock, logger: logger)
+                               writerUsers: writerUsers, fileLock: fileLock, logger: logger)
         } catch {
             _ = await worker.close()
             fileLock?.release()
@@ -144,14 +152,15 @@ public final class SQLiteStore: Store {
     ///
     /// Used for reads and for single statements, which SQLite runs atomically by themselves.
     /// `invalidating` says what the statement can change of what the caches keep; whatever `body`
-    /// did, that is dropped before this returns or throws (a read says `.none`).
+    /// did, that is dropped before this returns or throws (a read says `.none`), and from the
+    /// writer's users before `body` runs.
     func exclusive<T: Sendable>(
         _ operation: String, invalidating invalidation: CacheInvalidation = .everything,
         _ body: @escaping @Sendable (SQLiteRunner) throws -> T
     ) async throws -> T {
         defer { invalidate(invalidation) }
         do {
-            return try await worker.run(body)
+            return try await worker.run(forgettingWriterUsers(invalidation, body))
         } catch {
             throw mapped(error, operation)
         }
@@ -187,16 +196,34 @@ public final class SQLiteStore: Store {
     /// Runs `body` as one transaction: it commits entirely or, on any throw, rolls back entirely.
     /// It may share its commit (and its fsync) with other operations waiting at the same time.
     /// What it can change of the caches (`invalidating`) is dropped after the commit, before this
-    /// returns or throws.
+    /// returns or throws; of the writer's users, inside the transaction before `body` runs.
     func transaction<T: Sendable>(
         _ operation: String, invalidating invalidation: CacheInvalidation = .everything,
         _ body: @escaping @Sendable (SQLiteRunner) throws -> T
     ) async throws -> T {
         defer { invalidate(invalidation) }
         do {
-            return try await worker.transaction(body)
+            return try await worker.transaction(forgettingWriterUsers(invalidation, body))
         } catch {
             throw mapped(error, operation)
+        }
+    }
+
+    /// `body`, preceded on the writer by dropping the users it can change from `writerUsers`: the
+    /// users' rows are read after that in the writer's order, so none kept from before the write
+    /// is used after it (a write that says `.none` or `.session` changes no user's row).
+    private func forgettingWriterUsers<T>(
+        _ invalidation: CacheInvalidation, _ body: @escaping @Sendable (SQLiteRunner) throws -> T
+    ) -> @Sendable (SQLiteRunner) throws -> T {
+        switch invalidation {
+        case .none, .session:
+            return body
+        case .user, .everything:
+            let writerUsers = writerUsers
+            return { db in
+                writerUsers.forget(invalidation)
+                return try body(db)
+            }
         }
     }
 

@@ -56,6 +56,10 @@ final class SQLiteWorker: Sendable {
     /// Told how many operations each successful commit carried, with the connection (the
     /// background checkpointer, which may copy the log's last frames on it).
     private let afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)?
+    /// Told whenever a group's transaction is given up (rolled back, by the worker or by SQLite
+    /// itself), before any write runs again: what the store keeps of rows written in the
+    /// transaction (`WriterUserCache`) may describe rows that no longer exist.
+    private let afterRollback: (@Sendable () -> Void)?
 
     /// Whether an operation is queued or running on the connection right now.
     var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
@@ -77,12 +81,14 @@ final class SQLiteWorker: Sendable {
 
     init(handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
          poolThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-         afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)? = nil) {
+         afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)? = nil,
+         afterRollback: (@Sendable () -> Void)? = nil) {
         self.connection = Confined(handle)
         self.gathering = gathering
         self.poolThreads = poolThreads
         self.logger = logger
         self.afterCommit = afterCommit
+        self.afterRollback = afterRollback
     }
 
     /// Runs `body` alone on the connection. Once queued it runs to its end even if the caller is
@@ -226,6 +232,7 @@ final class SQLiteWorker: Sendable {
             } catch {
                 guard connection.handle.inTransaction else {
                     // SQLite gave up the transaction by itself (a full disk): nothing is kept.
+                    afterRollback?()
                     for operation in group { answer(operation, error) }
                     return
                 }
@@ -333,6 +340,7 @@ final class SQLiteWorker: Sendable {
 
     /// Rolls back whatever transaction is open; SQLite may already have done so by itself.
     private func rollback() {
+        afterRollback?()
         guard connection.handle.inTransaction else { return }
         do {
             _ = try connection.handle.rows("ROLLBACK", [])

@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "SQLite: microseconds (0…10000) a group commit may wait for more writes while writes arrive together, blocking the committing request's thread (never on one core); 0 commits at once.")
     var groupCommitWait = 200
 
-    @Option(name: .long, help: "SQLite: most sessions (0…1000000) whose look-up is kept in memory between the writes that change them (about 900 bytes each); 0 reads every request's session, app and key from the file.")
+    @Option(name: .long, help: "SQLite: most sessions (0…1000000) whose look-up is kept in memory between the writes that change them (about 900 bytes each); 0 reads every request's session, app and key, and every sign-in's user, from the file.")
     var sessionCache = SQLiteStore.defaultSessionCacheCapacity
 
     @Option(name: .long, help: "POST /nonces + POST /sessions per second per client IP, bursts up to twice that; 0 turns it off.")

@@ -16,24 +16,6 @@ struct GroupGatheringTests {
         try await store.transaction("insert \(x)") { db in try db.execute("INSERT INTO t (x) VALUES (?)", [.int64(Int64(x))]) }
     }
 
-    /// The writer's queue held by a block that waits on `gate`; returns once that block runs, so
-    /// that whatever is queued next waits behind it however busy the machine is.
-    private static func holdQueue(_ worker: SQLiteWorker, until gate: DispatchSemaphore) async throws -> Task<Void, any Error> {
-        let running = DispatchSemaphore(value: 0)
-        let held = Task { try await worker.run { _ in running.signal(); gate.wait() } }
-        while running.wait(timeout: .now()) != .success {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return held
-    }
-
-    /// Waits until `count` writes are in the writer's list.
-    private static func waitUntilWaiting(_ worker: SQLiteWorker, _ count: Int) async throws {
-        while worker.waitingOperations < count {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
     /// Waits until the writer holds a group back for more writes to join it (the suite's time
     /// limit ends the wait should it never do so).
     private static func waitUntilHolding(_ worker: SQLiteWorker) async throws {
@@ -89,7 +71,7 @@ struct GroupGatheringTests {
             // Now a write alone is held back until two more join it: one group of three. The
             // two join only once it is held, or they could join it before it was taken.
             async let fourth: Void = Self.insert(store, 4)
-            try await Self.waitUntilWaiting(worker, 1)
+            try await waitUntilWaiting(worker, 1)
             try await Self.waitUntilHolding(worker)
             async let fifth: Void = Self.insert(store, 5)
             async let sixth: Void = Self.insert(store, 6)
@@ -126,7 +108,7 @@ struct GroupGatheringTests {
             // The queue is held while every write joins the list: only the first of them
             // schedules a commit, so that one commit has to take them all.
             let gate = DispatchSemaphore(value: 0)
-            let held = try await Self.holdQueue(worker, until: gate)
+            let held = try await holdQueue(worker, until: gate)
             let writes = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for x in 0..<count {
@@ -139,7 +121,7 @@ struct GroupGatheringTests {
                     try await group.waitForAll()
                 }
             }
-            try await Self.waitUntilWaiting(worker, count)
+            try await waitUntilWaiting(worker, count)
             // Queued after every write (and so after the one commit they scheduled): it must find
             // them all committed, whenever it gets to run.
             async let seen = worker.run { db in try db.rows("SELECT count(*) AS n FROM t").first?.int64("n") }
@@ -196,7 +178,7 @@ struct GroupGatheringTests {
                     try await group.waitForAll()
                 }
             }
-            try await Self.waitUntilWaiting(worker, 8)
+            try await waitUntilWaiting(worker, 8)
             let closeTask = Task { await worker.close() }
             // A close that does not wait for the baton never shows here: give up after ten
             // seconds, and let the writes it would then fail say so too.

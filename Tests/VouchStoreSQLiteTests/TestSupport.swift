@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import VouchStoreConformance
 import VouchTestSupport
@@ -24,4 +25,23 @@ func withOutsideConnection<T>(to path: String, _ body: (SQLiteConnectionHandle) 
     defer { outsider.close() }
     _ = try outsider.rows("PRAGMA busy_timeout = 5000", [])
     return try body(outsider)
+}
+
+/// The writer's queue held by a block that waits on `gate`; returns once that block runs, so
+/// that whatever is queued next waits behind it however busy the machine is (writes queued
+/// meanwhile are then committed as one group, in the order they arrived).
+func holdQueue(_ worker: SQLiteWorker, until gate: DispatchSemaphore) async throws -> Task<Void, any Error> {
+    let running = DispatchSemaphore(value: 0)
+    let held = Task { try await worker.run { _ in running.signal(); gate.wait() } }
+    while running.wait(timeout: .now()) != .success {
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return held
+}
+
+/// Waits until `count` writes are in the writer's list.
+func waitUntilWaiting(_ worker: SQLiteWorker, _ count: Int) async throws {
+    while worker.waitingOperations < count {
+        try await Task.sleep(for: .milliseconds(5))
+    }
 }

@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+import VouchStore
+
+/// The users' rows as the writer's transactions last read or wrote them, so that a returning
+/// user's sign-in writes its session without first reading the user's row (the transaction's one
+/// read: two B-tree seeks and a row of strings decoded, about 1.3 µs of a ~19 µs durable write in
+/// `vouch-benchmark store`; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the writer's users").
+///
+/// Unlike `SessionCache`, this one lives *inside* the transactions: it is read and changed only
+/// by code that runs on the writer connection within a write (`SQLiteStore.transaction` and
+/// `exclusive`), and those run one at a time, in the order of their statements. So an entry is
+/// exactly the row as the writer sees it now, uncommitted writes of the same group included,
+/// provided that three things hold, and the store holds them:
+///
+/// - every write that can change a user's row drops it inside its own transaction, before
+///   anything after it reads (the store does that for every write from its `CacheInvalidation`,
+///   `.user` or `.everything`, before the write's body runs);
+/// - an entry is kept only by a write whose statements all succeeded, as its last step;
+/// - when a transaction is rolled back, everything is dropped (`SQLiteWorker`'s `afterRollback`):
+///   entries kept by a group that did not commit may describe rows that no longer exist.
+///
+/// No other process writes the file (`SQLiteFileLock`). Should an entry ever claim a user whose
+/// row is missing, the session's foreign key still refuses the insert: a failed sign-in, never
+/// a session without its user.
+///
+/// Two generations of at most `capacity` users each bound the memory: a look-up moves its user
+/// into the current one, and when that is full the previous generation is let go whole, as the
+/// rate limiter does. Forgetting costs nothing a sign-in, and a user who keeps signing in stays.
+final class WriterUserCache: Sendable {
+    /// The most users in one generation; 0 keeps nothing.
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    private struct Key: Hashable {
+        let appID: UUID
+        let userID: String
+    }
+
+    private struct State: ~Copyable {
+        var current: [Key: UserRecord] = [:]
+        var previous: [Key: UserRecord] = [:]
+
+        /// Puts `user` in the current generation, letting the previous one go when it is full.
+        /// Returns the generation let go, to be freed outside the lock.
+        mutating func insert(_ user: UserRecord, at key: Key, capacity: Int) -> [Key: UserRecord] {
+            var dropped: [Key: UserRecord] = [:]
+            if current[key] == nil, current.count >= capacity {
+                dropped = previous
+                previous = current
+                current = [:]
+                current.reserveCapacity(capacity)
+            }
+            current[key] = user
+            return dropped
+        }
+    }
+
+    /// Users kept right now, in both generations (for tests).
+    var count: Int { state.withLock { $0.current.count + $0.previous.count } }
+
+    /// The user's row as the writer last saw it, or nil when it is not kept (read the row).
+    func user(appID: UUID, userID: String) -> UserRecord? {
+        guard capacity > 0 else { return nil }
+        let key = Key(appID: appID, userID: userID)
+        // A generation let go is freed after the lock, not under it.
+        let (found, _) = state.withLock { state -> (UserRecord?, [Key: UserRecord]) in
+            if let user = state.current[key] { return (user, [:]) }
+            guard let user = state.previous.removeValue(forKey: key) else { return (nil, [:]) }
+            return (user, state.insert(user, at: key, capacity: capacity))
+        }
+        return found
+    }
+
+    /// Keeps `user` as its row now stands in the writer's transaction.
+    func keep(_ user: UserRecord) {
+        guard capacity > 0 else { return }
+        _ = state.withLock { state in
+            state.insert(user, at: Key(appID: user.appID, userID: user.userID), capacity: capacity)
+        }
+    }
+
+    /// Drops what a write can change of the users' rows: its user, or everyone.
+    func forget(_ invalidation: CacheInvalidation) {
+        switch invalidation {
+        case .none, .session:
+            return
+        case .user(let appID, let userID):
+            guard capacity > 0 else { return }
+            let key = Key(appID: appID, userID: userID)
+            state.withLock { state in
+                state.current[key] = nil
+                state.previous[key] = nil
+            }
+        case .everything:
+            forgetAll()
+        }
+    }
+
+    /// Drops every user (a rolled-back transaction, or a write that can change anything).
+    func forgetAll() {
+        guard capacity > 0 else { return }
+        _ = state.withLock { state -> ([Key: UserRecord], [Key: UserRecord]) in
+            defer {
+                state.current = [:]
+                state.previous = [:]
+            }
+            return (state.current, state.previous)
+        }
+    }
+}
+
+extension WriterUserCache {
+    /// Users in one generation unless told otherwise: a few hundred bytes each, so a few MB for
+    /// both generations at most.
+    static let defaultCapacity = 8_192
+}
