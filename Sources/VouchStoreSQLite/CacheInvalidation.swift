@@ -11,6 +11,9 @@ enum CacheInvalidation: Sendable, Equatable {
     /// A user's row and every session of theirs: a profile change, a suspension, a revocation of
     /// all their sessions.
     case user(appID: UUID, userID: String)
+    /// Every session, and nothing else that is kept: the purge of expired sessions and used
+    /// nonces (no user's row, no catalogue row; a nonce's use is never kept).
+    case sessions
     /// Anything: apps, providers, keys, secrets, sessions, users.
     case everything
 }

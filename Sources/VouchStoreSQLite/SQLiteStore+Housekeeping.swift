@@ -18,7 +18,9 @@ extension SQLiteStore {
     @discardableResult
     public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
         let started = ContinuousClock.now
-        let (nonces, registrationNonces, sessions) = try await transaction("purgeExpired") { db in
+        // Sessions go; no user's row or catalogue row changes, so the writer's users and the
+        // sign-ins' catalogue rows stay kept through the purge.
+        let (nonces, registrationNonces, sessions) = try await transaction("purgeExpired", invalidating: .sessions) { db in
             let nonces = try db.changes(
                 "DELETE FROM used_server_nonces WHERE expires_at < ?", [.int64(now)])
             let registrationNonces = try db.changes(

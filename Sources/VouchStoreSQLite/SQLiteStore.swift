@@ -211,12 +211,13 @@ public final class SQLiteStore: Store {
 
     /// `body`, preceded on the writer by dropping the users it can change from `writerUsers`: the
     /// users' rows are read after that in the writer's order, so none kept from before the write
-    /// is used after it (a write that says `.none` or `.session` changes no user's row).
+    /// is used after it (a write that says `.none`, `.session` or `.sessions` changes no user's
+    /// row).
     private func forgettingWriterUsers<T>(
         _ invalidation: CacheInvalidation, _ body: @escaping @Sendable (SQLiteRunner) throws -> T
     ) -> @Sendable (SQLiteRunner) throws -> T {
         switch invalidation {
-        case .none, .session:
+        case .none, .session, .sessions:
             return body
         case .user, .everything:
             let writerUsers = writerUsers

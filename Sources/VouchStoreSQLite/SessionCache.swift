@@ -105,7 +105,7 @@ final class SessionCache: Sendable {
             case .none: break
             case .session(let tokenHash): state.remove(tokenHash: tokenHash)
             case .user(let appID, let userID): state.remove(user: UserKey(appID: appID, userID: userID))
-            case .everything: state.removeAll()
+            case .sessions, .everything: state.removeAll()
             }
         }
     }

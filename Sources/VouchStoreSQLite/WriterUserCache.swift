@@ -87,7 +87,7 @@ final class WriterUserCache: Sendable {
     /// Drops what a write can change of the users' rows: its user, or everyone.
     func forget(_ invalidation: CacheInvalidation) {
         switch invalidation {
-        case .none, .session:
+        case .none, .session, .sessions:
             return
         case .user(let appID, let userID):
             guard capacity > 0 else { return }

@@ -133,6 +133,21 @@ struct WriterUserCacheTests {
         }
     }
 
+    @Test("the purge of expired rows keeps the writer's users and the sign-ins' catalogue rows")
+    func purgeKeepsUsers() async throws {
+        try await withInlineReadingStore { store in
+            let app = try await store.addApp()
+            try await Self.keptUser(store, app: app.id, "erin")
+            _ = try await store.signInStanding(SignInQuestions(appID: app.id, now: t0, includesApp: true))
+            let catalogueRows = store.catalogueCache.count
+            #expect(catalogueRows >= 1)
+
+            #expect(try await store.purgeExpired(now: t0 + 7200, sessionGraceSeconds: 0) >= 2)
+            #expect(store.writerUsers.user(appID: app.id, userID: "erin") != nil)
+            #expect(store.catalogueCache.count == catalogueRows)
+        }
+    }
+
     @Test("two generations bound the users kept; a user looked up again stays")
     func bounded() {
         let cache = WriterUserCache(capacity: 4)
