@@ -131,7 +131,7 @@ final class SQLiteWorker: Sendable {
             // once (no suspension, no hop), then committing below on this thread.
             if leads { carryBaton(from: operation) }
         }
-        switch turn {
+        switch consume turn {
         case .done(let value):
             return value
         case .lead:
@@ -423,25 +423,37 @@ private final class PendingWrite<T: Sendable>: GroupedOperation, @unchecked Send
 
     func handOver() { continuation?.resume(returning: .lead) }
 
+    /// The value is moved, never copied, from `run` to its caller: a copy of a sign-in's result
+    /// (a user's record) is a retain and a release for each of its strings, and through the
+    /// generic `Result.map` and `get` it was copied twice more.
     func finish(_ error: (any Error)?) {
-        let result: Result<T, any Error>
         if let error {
-            result = .failure(error)
+            answer(throwing: error)
         } else if let value = value.take() {
-            result = .success(value)
+            if leads {
+                outcome = .success(value)
+            } else {
+                continuation?.resume(returning: .done(value))
+            }
         } else {
-            result = .failure(StoreError.unavailable("a committed operation left no result"))
+            answer(throwing: StoreError.unavailable("a committed operation left no result"))
         }
+    }
+
+    private func answer(throwing error: any Error) {
         if leads {
-            outcome = result
+            outcome = .failure(error)
         } else {
-            continuation?.resume(with: result.map { .done($0) })
+            continuation?.resume(throwing: error)
         }
     }
 
     func takeOutcome() throws -> T {
-        guard let outcome = outcome.take() else { throw StoreError.unavailable("a committed operation left no result") }
-        return try outcome.get()
+        switch outcome.take() {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        case nil: throw StoreError.unavailable("a committed operation left no result")
+        }
     }
 }
 

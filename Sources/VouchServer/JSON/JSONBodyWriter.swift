@@ -39,7 +39,10 @@ struct JSONBodyWriter {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: "\":".utf8)
+        // Two bytes, not a string's UTF-8 view: appending a view retains its string, once for
+        // every member of every answer.
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// Escapes as `JSONEncoder` does: `"` and `\` with a backslash, the control characters that
