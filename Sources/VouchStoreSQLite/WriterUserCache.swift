@@ -4,8 +4,8 @@ import VouchStore
 
 /// The users' rows as the writer's transactions last read or wrote them, so that a returning
 /// user's sign-in writes its session without first reading the user's row (the transaction's one
-/// read: two B-tree seeks and a row of strings decoded, about 1.3 µs of a ~19 µs durable write in
-/// `vouch-benchmark store`; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the writer's users").
+/// read: two B-tree seeks and a row of strings decoded, about 1.5 µs of an ~18.5 µs durable write
+/// in `vouch-benchmark store`; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the writer's users").
 ///
 /// Unlike `SessionCache`, this one lives *inside* the transactions: it is read and changed only
 /// by code that runs on the writer connection within a write (`SQLiteStore.transaction` and
