@@ -21,8 +21,10 @@ struct WriterUserCacheTests {
 
     private struct FailedAfterWriting: Error {}
 
-    /// Signs `user` in twice, so that the user is kept: the first sign-in writes the user's row,
-    /// the second one only reads it.
+    /// Signs `user` in twice and checks that the user is kept. The first sign-in writes the new
+    /// user's row, after which the store drops that user from the caches that keep answers
+    /// (`invalidate`); the second changes nothing and drops nothing. Were the writer's users
+    /// dropped there too, after the commit, the first sign-in's own drop would hide it.
     private static func keptUser(_ store: SQLiteStore, app: UUID, _ user: String) async throws {
         _ = try await store.createSession(newSession(app: app, user: user))
         _ = try await store.createSession(newSession(app: app, user: user))
