@@ -1,16 +1,18 @@
 import Foundation
 import Synchronization
+import VouchProtocol
 
 /// Per-client token buckets for the unauthenticated, write-causing routes (`POST /nonces`,
 /// `POST /sessions`): `rate` requests a second, bursts up to `burst`.
 ///
 /// The table of clients is bounded, and forgetting costs the same whatever the flood: clients are
-/// kept in two generations of up to half of `maximumClients` each. A client's request moves it
-/// into the current generation; when that is full, the previous generation (everyone not seen
-/// since) is forgotten at once, and the current one becomes the previous. So a client is forgotten
-/// only once `maximumClients / 2` others have been seen since its last request, and a flood of
-/// spoofed or rotating addresses (an IPv6 prefix has plenty) costs bounded memory and a constant
-/// amount of work a request. The generation let go is freed after the lock is released.
+/// kept in two generations of up to half of `maximumClients` each (`TwoGenerations`). A client's
+/// request moves it into the current generation; when that is full, the previous generation
+/// (everyone not seen since) is forgotten at once, and the current one becomes the previous. So a
+/// client is forgotten only once `maximumClients / 2` others have been seen since its last
+/// request, and a flood of spoofed or rotating addresses (an IPv6 prefix has plenty) costs
+/// bounded memory and a constant amount of work a request. The generation let go is freed after
+/// the lock is released.
 /// (Choosing whom to forget by looking at every bucket, as this did until 2026-11-26, took a pass
 /// and a sort over the whole table under the lock: tens of milliseconds during which every
 /// rate-limited request waited; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, night".)
@@ -24,12 +26,6 @@ final class RateLimiter: Sendable {
         var updatedAt: Double
     }
 
-    /// The clients seen lately (`current`) and those seen in the generation before.
-    private struct Generations {
-        var current: [String: Bucket] = [:]
-        var previous: [String: Bucket] = [:]
-    }
-
     /// Seconds on a monotonic clock: uptime by default, a hand-moved clock in tests, so that the
     /// bucket arithmetic is tested without depending on how fast requests are made.
     typealias Clock = @Sendable () -> Double
@@ -37,30 +33,29 @@ final class RateLimiter: Sendable {
 
     let rate: Double
     let burst: Double
-    /// The most clients one generation holds: half the `maximumClients` the limiter was made with.
-    let generationSize: Int
     private let clock: Clock
-    private let table = Mutex(Generations())
+    /// The clients, in generations of half the `maximumClients` the limiter was made with.
+    private let table: Mutex<TwoGenerations<String, Bucket>>
 
     /// - Parameter maximumClients: at least 2 (two generations of at least one).
     init(ratePerSecond: Int, maximumClients: Int = 100_000, clock: @escaping Clock = RateLimiter.uptime) {
         precondition(maximumClients >= 2, "two generations of at least one client each")
         self.rate = Double(ratePerSecond)
         self.burst = Double(ratePerSecond * 2)
-        self.generationSize = max(1, maximumClients / 2)
+        self.table = Mutex(TwoGenerations(generationSize: max(1, maximumClients / 2)))
         self.clock = clock
     }
 
     /// Clients with a bucket now (for tests: the table's bound).
-    var clientCount: Int { table.withLock { $0.current.count + $0.previous.count } }
+    var clientCount: Int { table.withLock { $0.count } }
 
     /// Takes one token for `client`; returns `nil` when allowed, or the whole seconds to wait.
     func acquire(client: String) -> Int? {
-        let (wait, forgotten) = table.withLock { table -> (Int?, [String: Bucket]) in
+        let (wait, forgotten) = table.withLock { table -> (Int?, ([String: Bucket], [String: Bucket])) in
             // Read under the lock, as the actor did: a bucket's time never steps backwards.
             let now = clock()
-            let current = table.current[client]
-            var bucket = current ?? table.previous.removeValue(forKey: client) ?? Bucket(tokens: burst, updatedAt: now)
+            let (kept, letGo) = table.value(for: client)
+            var bucket = kept ?? Bucket(tokens: burst, updatedAt: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updatedAt) * rate)
             bucket.updatedAt = now
             var wait: Int?
@@ -69,15 +64,7 @@ final class RateLimiter: Sendable {
             } else {
                 wait = max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }
-            var forgotten: [String: Bucket] = [:]
-            if current == nil, table.current.count >= generationSize {
-                forgotten = table.previous
-                table.previous = table.current
-                // Sized once: the new generation fills to the same size without growing.
-                table.current = Dictionary(minimumCapacity: generationSize)
-            }
-            table.current[client] = bucket
-            return (wait, forgotten)
+            return (wait, (letGo, table.set(bucket, for: client)))
         }
         // The generation let go (up to 50 000 buckets) is freed here, after the lock.
         withExtendedLifetime(forgotten) {}

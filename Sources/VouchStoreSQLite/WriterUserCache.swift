@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VouchProtocol
 import VouchStore
 
 /// The users' rows as the writer's transactions last read or wrote them, so that a returning
@@ -24,16 +25,17 @@ import VouchStore
 /// row is missing, the session's foreign key still refuses the insert: a failed sign-in, never
 /// a session without its user.
 ///
-/// Two generations of at most `capacity` users each bound the memory: a look-up moves its user
-/// into the current one, and when that is full the previous generation is let go whole, as the
-/// rate limiter does. Forgetting costs nothing a sign-in, and a user who keeps signing in stays.
+/// Two generations of at most `capacity` users each bound the memory (`TwoGenerations`, as the
+/// rate limiter's clients): forgetting costs nothing a sign-in, and a user who keeps signing in
+/// stays.
 final class WriterUserCache: Sendable {
     /// The most users in one generation; 0 keeps nothing.
     let capacity: Int
-    private let state = Mutex(State())
+    private let users: Mutex<TwoGenerations<Key, UserRecord>>
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
+        self.users = Mutex(TwoGenerations(generationSize: self.capacity))
     }
 
     private struct Key: Hashable {
@@ -41,47 +43,21 @@ final class WriterUserCache: Sendable {
         let userID: String
     }
 
-    private struct State: ~Copyable {
-        var current: [Key: UserRecord] = [:]
-        var previous: [Key: UserRecord] = [:]
-
-        /// Puts `user` in the current generation, letting the previous one go when it is full.
-        /// Returns the generation let go, to be freed outside the lock.
-        mutating func insert(_ user: UserRecord, at key: Key, capacity: Int) -> [Key: UserRecord] {
-            var dropped: [Key: UserRecord] = [:]
-            if current[key] == nil, current.count >= capacity {
-                dropped = previous
-                previous = current
-                current = [:]
-                current.reserveCapacity(capacity)
-            }
-            current[key] = user
-            return dropped
-        }
-    }
-
     /// Users kept right now, in both generations (for tests).
-    var count: Int { state.withLock { $0.current.count + $0.previous.count } }
+    var count: Int { users.withLock { $0.count } }
 
     /// The user's row as the writer last saw it, or nil when it is not kept (read the row).
     func user(appID: UUID, userID: String) -> UserRecord? {
         guard capacity > 0 else { return nil }
-        let key = Key(appID: appID, userID: userID)
         // A generation let go is freed after the lock, not under it.
-        let (found, _) = state.withLock { state -> (UserRecord?, [Key: UserRecord]) in
-            if let user = state.current[key] { return (user, [:]) }
-            guard let user = state.previous.removeValue(forKey: key) else { return (nil, [:]) }
-            return (user, state.insert(user, at: key, capacity: capacity))
-        }
+        let (found, _) = users.withLock { $0.value(for: Key(appID: appID, userID: userID)) }
         return found
     }
 
     /// Keeps `user` as its row now stands in the writer's transaction.
     func keep(_ user: UserRecord) {
         guard capacity > 0 else { return }
-        _ = state.withLock { state in
-            state.insert(user, at: Key(appID: user.appID, userID: user.userID), capacity: capacity)
-        }
+        _ = users.withLock { $0.set(user, for: Key(appID: user.appID, userID: user.userID)) }
     }
 
     /// Drops what a write can change of the users' rows: its user, or everyone.
@@ -91,11 +67,7 @@ final class WriterUserCache: Sendable {
             return
         case .user(let appID, let userID):
             guard capacity > 0 else { return }
-            let key = Key(appID: appID, userID: userID)
-            state.withLock { state in
-                state.current[key] = nil
-                state.previous[key] = nil
-            }
+            users.withLock { $0.removeValue(forKey: Key(appID: appID, userID: userID)) }
         case .everything:
             forgetAll()
         }
@@ -104,13 +76,7 @@ final class WriterUserCache: Sendable {
     /// Drops every user (a rolled-back transaction, or a write that can change anything).
     func forgetAll() {
         guard capacity > 0 else { return }
-        _ = state.withLock { state -> ([Key: UserRecord], [Key: UserRecord]) in
-            defer {
-                state.current = [:]
-                state.previous = [:]
-            }
-            return (state.current, state.previous)
-        }
+        _ = users.withLock { $0.removeAll() }
     }
 }
 
