@@ -14,7 +14,7 @@ import VouchStore
 struct InstrumentedStore: Store {
     let base: any Store
     let metrics: ServerMetrics
-    private let timers: [StoreOperation: CoreMetrics.Timer]
+    private let timers: [StoreOperation: LatencyHistogram]
 
     init(base: any Store, metrics: ServerMetrics) {
         self.base = base
@@ -26,10 +26,10 @@ struct InstrumentedStore: Store {
         let start = ContinuousClock.now
         do {
             let result = try await body()
-            timers[operation]?.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+            timers[operation]?.record(ContinuousClock.now - start)
             return result
         } catch {
-            timers[operation]?.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+            timers[operation]?.record(ContinuousClock.now - start)
             metrics.recordStoreFailure(operation, kind: StoreFailureKind(error))
             throw error
         }

@@ -2,50 +2,64 @@ import CoreMetrics
 import Prometheus
 import VouchStore
 
-/// The server's Prometheus metrics, recorded through swift-metrics with this server's own
-/// factory rather than the process-wide `MetricsSystem`: two servers in one process (the tests
-/// run many) never mix their counts, and nothing global has to be bootstrapped first.
+/// The server's Prometheus metrics: counters and a gauge recorded through swift-metrics with this
+/// server's own factory rather than the process-wide `MetricsSystem` (two servers in one process,
+/// as the tests run many, never mix their counts, and nothing global has to be bootstrapped
+/// first), and the two duration histograms, which every request records, of our own
+/// (`LatencyHistogramFamily`, written after the registry's metrics), without a lock a value.
 ///
 /// Labels are bounded: a route *pattern* (never a path with ids), an HTTP method, a status, a
 /// sign-in outcome and a §5.4 reason or error id. Nothing a client sends becomes a label verbatim.
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
-    private let requestHandles = MetricHandles<RequestSeries, (count: CoreMetrics.Counter, duration: CoreMetrics.Timer)>()
+    /// The two duration histograms, kept outside the registry (`LatencyHistogram`: no lock a
+    /// value) and written after it by `exposition()`.
+    private let requestDurations: LatencyHistogramFamily
+    private let storeDurations: LatencyHistogramFamily
+    private let requestHandles = MetricHandles<RequestSeries, (count: CoreMetrics.Counter, duration: LatencyHistogram)>()
     private let signInHandles = MetricHandles<[String], CoreMetrics.Counter>()
+    /// The one sign-in series a storm records over and over, made once: looking it up by its
+    /// labels built an array and hashed two strings every sign-in.
+    private let acceptedSignIns: CoreMetrics.Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
+        let factory = PrometheusMetricsFactory(registry: registry)
+        self.factory = factory
+        acceptedSignIns = Counter(label: Self.signInsLabel, dimensions: [("outcome", SignInOutcome.accepted.rawValue), ("reason", "none")],
+                                  factory: factory)
+        let requestBuckets: [Duration] = [
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
         ]
+        requestDurations = LatencyHistogramFamily(name: "vouch_http_request_duration_seconds", upperBounds: requestBuckets)
         // Store operations are mostly well under a millisecond; their histogram starts lower.
-        factory.durationHistogramBuckets[Self.storeDurationLabel] = [
-            .microseconds(100), .microseconds(250), .microseconds(500),
-        ] + factory.defaultDurationHistogramBuckets
-        self.factory = factory
+        storeDurations = LatencyHistogramFamily(
+            name: Self.storeDurationLabel,
+            upperBounds: [.microseconds(100), .microseconds(250), .microseconds(500)] + requestBuckets)
     }
 
     static let storeDurationLabel = "vouch_store_operation_duration_seconds"
+    static let signInsLabel = "vouch_sign_ins_total"
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         let factory = self.factory
+        let requestDurations = self.requestDurations
         let handles = requestHandles.handle(RequestSeries(method: method, route: route, status: status)) {
             (Counter(label: "vouch_http_requests_total",
                      dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory),
-             Timer(label: "vouch_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory))
+             requestDurations.histogram(labels: [("method", method), ("route", route)]))
         }
         handles.count.increment()
-        handles.duration.recordNanoseconds(duration.nanoseconds)
+        handles.duration.record(duration)
     }
 
     /// One timer per store operation, made once: the store is called several times per request,
     /// and making a handle looks it up in the registry (under its lock) every time.
-    func storeOperationTimers() -> [StoreOperation: Timer] {
+    func storeOperationTimers() -> [StoreOperation: LatencyHistogram] {
         Dictionary(uniqueKeysWithValues: StoreOperation.allCases.map { operation in
-            (operation, Timer(label: Self.storeDurationLabel, dimensions: [("operation", operation.rawValue)], factory: factory))
+            (operation, storeDurations.histogram(labels: [("operation", operation.rawValue)]))
         })
     }
 
@@ -65,9 +79,10 @@ public struct ServerMetrics: Sendable {
     /// `refused` (before the token was judged: rate limit, unknown app, bad body; `reason` is
     /// the error id).
     func recordSignIn(outcome: SignInOutcome, reason: String) {
+        if outcome == .accepted, reason == "none" { return acceptedSignIns.increment() }
         let factory = self.factory
         signInHandles.handle([outcome.rawValue, reason]) {
-            Counter(label: "vouch_sign_ins_total", dimensions: [("outcome", outcome.rawValue), ("reason", reason)], factory: factory)
+            Counter(label: Self.signInsLabel, dimensions: [("outcome", outcome.rawValue), ("reason", reason)], factory: factory)
         }.increment()
     }
 
@@ -82,9 +97,13 @@ public struct ServerMetrics: Sendable {
         case accepted, rejected, refused
     }
 
-    /// The text exposition format, for `GET /metrics`.
+    /// The text exposition format, for `GET /metrics`: the registry's metrics, then the duration
+    /// histograms of our own.
     func exposition() -> [UInt8] {
-        registry.emitToBuffer()
+        var buffer = registry.emitToBuffer()
+        requestDurations.emit(into: &buffer)
+        storeDurations.emit(into: &buffer)
+        return buffer
     }
 }
 
