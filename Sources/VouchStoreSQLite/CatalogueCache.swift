@@ -110,7 +110,9 @@ final class CatalogueCache: Sendable {
     /// would then change nothing and need not be run. `false` when the key is not kept.
     func holdsRecentMark(keyID id: UUID, at now: Int64) -> Bool {
         state.withLock { state in
-            guard let marked = state.keys[id]?.lastVerifiedAt else { return false }
+            // Read in place: the subscript by key would copy the whole row (its strings) out.
+            guard let index = state.keys.index(forKey: id),
+                  let marked = state.keys.values[index].lastVerifiedAt else { return false }
             return marked > now - KeyRecord.lastVerifiedResolutionSeconds
         }
     }

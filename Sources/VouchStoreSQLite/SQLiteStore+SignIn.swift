@@ -9,11 +9,10 @@ extension SQLiteStore {
     /// when asked, are always read.
     public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
         let (remaining, kept, ticket) = catalogueCache.answer(questions)
-        var standing = SignInStanding()
-        if remaining.asksAnything {
-            standing = try await readStanding(remaining)
-            catalogueCache.keep(standing, asked: remaining, since: ticket)
-        }
+        // A storm's sign-in: everything it asks is kept, and the answer is the cache's as it is.
+        guard remaining.asksAnything else { return kept }
+        var standing = try await readStanding(remaining)
+        catalogueCache.keep(standing, asked: remaining, since: ticket)
         if let app = kept.app { standing.app = app }
         if let key = kept.key { standing.key = key }
         if let provider = kept.provider { standing.provider = provider }
