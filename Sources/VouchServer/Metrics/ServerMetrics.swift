@@ -11,6 +11,8 @@ import VouchStore
 /// Labels are bounded: a route *pattern* (never a path with ids), an HTTP method, a status, a
 /// sign-in outcome and a §5.4 reason or error id. Nothing a client sends becomes a label verbatim.
 public struct ServerMetrics: Sendable {
+    /// The counters and the gauge. The duration histograms are not in it: `GET /metrics`
+    /// (`exposition()`) writes them after it, so a registry emitted on its own lacks them.
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     /// The two duration histograms, kept outside the registry (`LatencyHistogram`: no lock a
