@@ -59,6 +59,17 @@ struct LatencyHistogramTests {
         #expect(LatencyHistogramFamily.seconds(10_000_000_000) == "10.0")
     }
 
+    @Test("a sum that overflows wraps (a scraper sees a reset) rather than stopping the server")
+    func overflow() {
+        let series = family().histogram(labels: [])
+        series.record(nanoseconds: .max)
+        series.record(nanoseconds: 2)
+        let (cumulative, sum) = series.snapshot()
+        #expect(cumulative.last == 2)
+        #expect(sum == Int64.min + 1)
+        #expect(LatencyHistogramFamily.seconds(sum) == "-9223372036.854775807")
+    }
+
     @Test("values recorded from many tasks at once are all counted")
     func concurrent() async {
         let family = family()

@@ -33,8 +33,10 @@ final class LatencyHistogram: Sendable {
         // Thirteen to sixteen bounds, most values in the first few: a scan beats a binary search.
         var index = 0
         while index < upperBounds.count, value > upperBounds[index] { index += 1 }
-        buckets[index].count.add(1, ordering: .relaxed)
-        sumNanoseconds.add(value, ordering: .relaxed)
+        // Wrapping, never trapping: a metric must not be able to stop the server (the sum would
+        // need ~290 years of summed latency to wrap; a scraper reads a wrap as a counter reset).
+        buckets[index].count.wrappingAdd(1, ordering: .relaxed)
+        sumNanoseconds.wrappingAdd(value, ordering: .relaxed)
     }
 
     func record(_ duration: Duration) {
