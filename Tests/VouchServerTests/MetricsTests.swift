@@ -66,6 +66,7 @@ struct MetricsTests {
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="sessionAndUser"} 1"#))
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="session"} 0"#))
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="user"} 0"#))
+            #expect(text.contains(#"vouch_sign_ins_total{outcome="accepted",reason="none"} 1"#))
         }
     }
 

@@ -10,7 +10,7 @@ enum SignInCounting {
     }
 
     static func recordAccepted(in metrics: ServerMetrics) {
-        metrics.recordSignIn(outcome: .accepted, reason: "none")
+        metrics.recordAcceptedSignIn()
     }
 
     static func record(_ error: any Error, in metrics: ServerMetrics) {
