@@ -10,23 +10,35 @@
 ///
 /// Not locked itself: its owners keep it behind their own lock, and free the generation a call
 /// lets go (which it returns) after releasing that lock. Shared by the server's rate limiter and
-/// the SQLite writer's users; not part of any product's API.
-package struct TwoGenerations<Key: Hashable, Value> {
+/// the SQLite writer's users; not part of any product's API (SPI: only an importer that names
+/// `VouchInternals` sees it).
+///
+/// Public and inlinable so that each owner's module specialises it for its own key and value:
+/// unspecialised, every look-up went through the standard library's generic dictionary and the
+/// runtime's metadata caches (~1 µs of the writer's work a sign-in). `package` access would do
+/// for the modules that use it, but this compiler does not serialise a `package` declaration's
+/// inlinable body for another module to specialise: the callers kept calling the generic code
+/// (docs/PERFORMANCE-JOURNAL.md, "2026-11-27, specialised").
+@_spi(VouchInternals)
+public struct TwoGenerations<Key: Hashable, Value> {
     /// The most entries one generation holds.
-    package let generationSize: Int
-    private var current: [Key: Value] = [:]
-    private var previous: [Key: Value] = [:]
+    public let generationSize: Int
+    @usableFromInline var current: [Key: Value] = [:]
+    @usableFromInline var previous: [Key: Value] = [:]
 
-    package init(generationSize: Int) {
+    @inlinable
+    public init(generationSize: Int) {
         self.generationSize = max(1, generationSize)
     }
 
     /// Entries in both generations.
-    package var count: Int { current.count + previous.count }
+    @inlinable
+    public var count: Int { current.count + previous.count }
 
     /// The value for `key`, if kept; one found in the previous generation moves into the current
     /// one, which may let the previous generation go (returned, to be freed after the lock).
-    package mutating func value(for key: Key) -> (value: Value?, letGo: [Key: Value]) {
+    @inlinable
+    public mutating func value(for key: Key) -> (value: Value?, letGo: [Key: Value]) {
         if let value = current[key] { return (value, [:]) }
         guard let value = previous.removeValue(forKey: key) else { return (nil, [:]) }
         return (value, set(value, for: key))
@@ -36,7 +48,8 @@ package struct TwoGenerations<Key: Hashable, Value> {
     /// when `key` is new to a full current one. Returns the generation let go (empty when none
     /// was), to be freed after the lock. A stale copy of `key` in the previous generation is
     /// hidden by this one (`value(for:)` looks in the current generation first) and goes with it.
-    package mutating func set(_ value: Value, for key: Key) -> [Key: Value] {
+    @inlinable
+    public mutating func set(_ value: Value, for key: Key) -> [Key: Value] {
         var letGo: [Key: Value] = [:]
         // The count first: the extra look-up happens only when the generation is full.
         if current.count >= generationSize, current[key] == nil {
@@ -50,13 +63,15 @@ package struct TwoGenerations<Key: Hashable, Value> {
     }
 
     /// Forgets `key` in both generations.
-    package mutating func removeValue(forKey key: Key) {
+    @inlinable
+    public mutating func removeValue(forKey key: Key) {
         current[key] = nil
         previous[key] = nil
     }
 
     /// Forgets every key; returns what was kept, to be freed after the lock.
-    package mutating func removeAll() -> (current: [Key: Value], previous: [Key: Value]) {
+    @inlinable
+    public mutating func removeAll() -> (current: [Key: Value], previous: [Key: Value]) {
         defer {
             current = [:]
             previous = [:]

@@ -15,6 +15,11 @@ struct RequestEnvelopeMiddleware: RouterMiddleware {
 
     let errors: ErrorAnswers
     let metrics: ServerMetrics
+    /// Whether the server runs at a level that writes request lines (`info` or more verbose).
+    /// Asking the logger costs a copy of its handler on every request (swift-log's `Logger`
+    /// yields its handler from a class, so reading the level copies it), for a line that a server
+    /// at `warning` or `error` never writes.
+    var writesRequestLines = true
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -33,7 +38,9 @@ struct RequestEnvelopeMiddleware: RouterMiddleware {
         let route = context.coreContext.endpointPath.value
         metrics.recordRequest(method: request.method.rawValue, route: route ?? "unmatched",
                               status: Int(response.status.code), duration: elapsed)
-        RequestLog.write(request, route: route, status: response.status, elapsed: elapsed, to: context.logger)
+        if writesRequestLines {
+            RequestLog.write(request, route: route, status: response.status, elapsed: elapsed, to: context.logger)
+        }
         return response
     }
 }

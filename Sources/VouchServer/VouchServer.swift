@@ -21,8 +21,11 @@ public enum VouchServer {
         let metrics = ServerMetrics()
         let store = InstrumentedStore(base: backend, metrics: metrics)
         let rejections = SignInRejectionLog(metrics: metrics)
+        // The level is the server's for its whole run (`--log-level`): whether request lines are
+        // written is decided once, here, rather than asked of the logger on every request.
         let router = try await makeRouter(configuration: configuration, store: store, clocks: clocks,
-                                          metrics: metrics, rejections: rejections)
+                                          metrics: metrics, rejections: rejections,
+                                          writesRequestLines: logger.logLevel <= .info)
         var app = Application(
             router: router,
             server: .guardedHTTP1(limits: configuration.connectionLimits),
@@ -42,7 +45,8 @@ public enum VouchServer {
     /// Every route and middleware of the server; apart from the application so that a test can
     /// compare the routes it registers with the OpenAPI document's.
     static func makeRouter(configuration: ServerConfiguration, store: any Store, clocks: ServerClocks,
-                           metrics: ServerMetrics, rejections: SignInRejectionLog) async throws -> Router<VouchRequestContext> {
+                           metrics: ServerMetrics, rejections: SignInRejectionLog,
+                           writesRequestLines: Bool = true) async throws -> Router<VouchRequestContext> {
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
@@ -50,7 +54,8 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // envelope's error answers consult the route table, which is filled in below (a class).
         let table = RouteTableBox()
-        router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: metrics))
+        router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: metrics,
+                                                        writesRequestLines: writesRequestLines))
         if !configuration.trustedProxies.isEmpty {
             router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         }

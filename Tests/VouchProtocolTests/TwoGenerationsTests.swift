@@ -1,5 +1,5 @@
 import Testing
-import VouchProtocol
+@_spi(VouchInternals) import VouchProtocol
 
 /// The bounded table behind the rate limiter's clients and the SQLite writer's users.
 @Suite("Two generations")

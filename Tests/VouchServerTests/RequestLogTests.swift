@@ -7,11 +7,14 @@ import Testing
 /// path's token, read from the records the server's own logger received.
 @Suite("Structured request log")
 struct RequestLogTests {
-    @Test("one line per request with request id, route pattern, status and duration; no token")
-    func requestLine() async throws {
+    /// Whether lines are written is decided once from the server's level (`info` or more verbose),
+    /// so the levels below `info` are held to it too.
+    @Test("one line per request with request id, route pattern, status and duration; no token",
+          arguments: [Logger.Level.info, .debug, .trace])
+    func requestLine(level: Logger.Level) async throws {
         let records = LogRecords()
         var logger = Logger(label: "vouch-request-log-test") { _ in CapturingLogHandler(records: records) }
-        logger.logLevel = .info
+        logger.logLevel = level
         let token = "tok-\(UUID().uuidString)-secret"
         try await LiveServer.run(logger: logger) { (server: LiveServer) async throws in
             #expect(try await server.request(.DELETE, "/sessions/\(token)").status == 204)
