@@ -63,7 +63,9 @@ public enum LayerID {
     /// Parses `layer:///keys/<uuid>` or a bare UUID.
     public static func parseKey(_ text: String) -> UUID? { parse(text, prefix: keyPrefix) }
 
-    /// A UUID in its 8-4-4-4-12 hexadecimal spelling, any case; nothing else.
+    /// A UUID in its 8-4-4-4-12 hexadecimal spelling, any case; nothing else. Inlinable, so that
+    /// another module's call is specialised for its string type (see `UUIDText`).
+    @inlinable
     public static func parseUUID(_ text: some StringProtocol) -> UUID? {
         UUIDText.parse(text)
     }
@@ -84,7 +86,9 @@ extension UUID {
     public var lowercased: String { UUIDText.lowercase(self) }
 
     /// The same spelling as `lowercased`, lent for the length of `body` from a stack buffer: for
-    /// a caller that copies it at once (an SQLite bind), without a string on the heap.
+    /// a caller that copies it at once (an SQLite bind), without a string on the heap. Inlinable,
+    /// so that the caller's body and result are not reached through generic code (see `UUIDText`).
+    @inlinable
     public func withLowercasedUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { buffer in
             let count = UUIDText.write(self, into: buffer)

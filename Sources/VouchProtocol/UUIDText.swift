@@ -5,13 +5,20 @@ import Foundation
 /// Every request parses a few ids and every store call writes a few; Foundation's `UUID(uuidString:)`
 /// and `uuidString.lowercased()` go through formatted scanning and case mapping, which showed in the
 /// sign-in profile. These do the same job on 36 bytes.
+///
+/// The generic entry points are inlinable (and what they call usable from inline code) so that a
+/// caller in another module gets them specialised for its string type and result, rather than
+/// calling the generic code through metadata looked up at run time.
+@usableFromInline
 enum UUIDText {
     /// Exactly 8-4-4-4-12 hexadecimal digits, any case; nothing else.
+    @inlinable
     static func parse(_ text: some StringProtocol) -> UUID? {
         if let parsed = text.utf8.withContiguousStorageIfAvailable(parse(utf8:)) { return parsed }
         return Array(text.utf8).withUnsafeBufferPointer(parse(utf8:))
     }
 
+    @usableFromInline
     static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard text.count == 36 else { return nil }
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -57,6 +64,7 @@ enum UUIDText {
     /// The digits are computed, not looked up in a table: a table kept in a `static let` is
     /// reached through its lazy initialiser's check on every digit, 32 calls a UUID.
     @discardableResult
+    @usableFromInline
     static func write(_ id: UUID, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
         precondition(output.count >= 36, "a UUID's text is 36 bytes")
         return withUnsafeBytes(of: id.uuid) { raw in

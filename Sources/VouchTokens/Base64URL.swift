@@ -14,13 +14,17 @@ public enum Base64URL {
         return table
     }()
 
+    /// Inlinable so that a caller in another module gets it specialised for its sequence (a
+    /// buffer, an array) instead of calling the generic code through run-time metadata.
+    @inlinable
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         if let encoded = bytes.withContiguousStorageIfAvailable(encode(buffer:)) { return encoded }
         return Array(bytes).withUnsafeBufferPointer(encode(buffer:))
     }
 
     /// Straight into the string's own storage: no intermediate array.
-    private static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> String {
+    @usableFromInline
+    static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> String {
         let outputCount = (input.count * 4 + 2) / 3
         return String(unsafeUninitializedCapacity: outputCount) { output in
             alphabet.withUnsafeBufferPointer { alphabet in
