@@ -8,7 +8,7 @@ import Testing
 @Suite("Structured request log")
 struct RequestLogTests {
     /// Whether lines are written is decided once from the server's level (`info` or more verbose),
-    /// so the levels below `info` are held to it too.
+    /// so the more verbose levels are held to it too.
     @Test("one line per request with request id, route pattern, status and duration; no token",
           arguments: [Logger.Level.info, .debug, .trace])
     func requestLine(level: Logger.Level) async throws {
