@@ -15,10 +15,10 @@ struct RequestEnvelopeMiddleware: RouterMiddleware {
 
     let errors: ErrorAnswers
     let metrics: ServerMetrics
-    /// Whether the server runs at a level that writes request lines (`info` or more verbose).
-    /// Asking the logger costs a copy of its handler on every request (swift-log's `Logger`
-    /// yields its handler from a class, so reading the level copies it), for a line that a server
-    /// at `warning` or `error` never writes.
+    /// Whether the server runs at a level that writes request lines (`RequestLog.level` or more
+    /// verbose). Asking the logger costs a copy of its handler on every request (swift-log's
+    /// `Logger` yields its handler from a class, so reading the level copies it), for a line that
+    /// a server at `warning` or `error` never writes.
     var writesRequestLines = true
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

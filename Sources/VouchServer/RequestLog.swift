@@ -6,8 +6,12 @@ import Logging
 /// logged: they carry session tokens, admin tokens and identity tokens. Written by
 /// `RequestEnvelopeMiddleware`.
 enum RequestLog {
+    /// The level request lines are written at; a server whose logger is less verbose writes none
+    /// and never asks (`VouchServer.makeApplication` decides once).
+    static let level = Logger.Level.info
+
     static func write(_ request: Request, route: String?, status: HTTPResponse.Status, elapsed: Duration, to logger: Logger) {
-        logger.info("request", metadata: [
+        logger.log(level: level, "request", metadata: [
             "method": "\(request.method.rawValue)",
             "route": "\(route ?? "(no route)")",
             "status": "\(status.code)",

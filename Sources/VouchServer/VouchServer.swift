@@ -25,7 +25,7 @@ public enum VouchServer {
         // written is decided once, here, rather than asked of the logger on every request.
         let router = try await makeRouter(configuration: configuration, store: store, clocks: clocks,
                                           metrics: metrics, rejections: rejections,
-                                          writesRequestLines: logger.logLevel <= .info)
+                                          writesRequestLines: logger.logLevel <= RequestLog.level)
         var app = Application(
             router: router,
             server: .guardedHTTP1(limits: configuration.connectionLimits),
