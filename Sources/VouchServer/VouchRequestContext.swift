@@ -6,15 +6,20 @@ import NIOCore
 /// limiter keys on.
 public struct VouchRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The TCP peer; `nil` for a Unix socket.
-    public let remoteAddress: SocketAddress?
+    /// The connection, kept so that its peer is read only when asked: NIO reads a channel's
+    /// addresses under a lock, which most requests (every one when rate limiting is off) would
+    /// take for nothing.
+    private let channel: any Channel
     /// Set by the admin area's authentication middleware, and by nothing else.
     public internal(set) var adminPrincipal: AdminPrincipal?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
     }
+
+    /// The TCP peer; `nil` for a Unix socket.
+    public var remoteAddress: SocketAddress? { channel.remoteAddress }
 
     /// PROTOCOL §2: bodies over 64 KiB are refused with 413 `too_large`.
     public var maxUploadSize: Int { RequestLimits.maximumBodySize }
