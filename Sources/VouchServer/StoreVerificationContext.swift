@@ -49,10 +49,8 @@ struct StoreVerificationContext: VerificationContext {
     private var fetchesApp: Bool { purpose == .signIn }
 
     func prepare(_ plan: LookupPlan) async throws {
-        var asked = storeQuestions(for: plan.claims, now: now)
-        asked.questions.includesApp = fetchesApp
-        asked.questions.keyID = plan.layerKeyID
-        asked.questions.applicationKey = plan.applicationKey
+        let asked = storeQuestions(for: plan.claims, now: now, includesApp: fetchesApp,
+                                   keyID: plan.layerKeyID, applicationKey: plan.applicationKey)
         let answers = try await store.signInStanding(asked.questions)
         prefetched.keep(Prefetched.Answers(plan: plan, asked: asked, store: answers, includesApp: fetchesApp))
     }
@@ -65,16 +63,18 @@ struct StoreVerificationContext: VerificationContext {
     }
 
     func layerKey(id: UUID) async throws -> LayerVerificationKey? {
-        let record: KeyRecord?
+        // The planned key is read where the answers hold it: a copy of the record would take a
+        // reference to each of its strings, which the catalogue cache shares with every sign-in.
         if let answers = prefetched.answers, answers.plan.layerKeyID == id {
-            record = answers.store.key
-        } else {
-            record = try await store.key(id: id)
+            return try answers.store.key.map { try verificationKey($0) }
         }
-        guard let record else { return nil }
+        return try await store.key(id: id).map { try verificationKey($0) }
+    }
+
+    private func verificationKey(_ record: KeyRecord) throws -> LayerVerificationKey {
         // Keys are checked when uploaded; a row that no longer parses is damage, not a verdict.
         guard let publicKey = try? parsedKeys.key(id: record.id, pem: record.publicKeyPEM) else {
-            throw StoreError.unavailable("stored public key \(id.lowercased) does not parse")
+            throw StoreError.unavailable("stored public key \(record.id.lowercased) does not parse")
         }
         return LayerVerificationKey(id: record.id, providerID: record.providerID, status: record.status, publicKey: publicKey)
     }
@@ -114,24 +114,26 @@ struct StoreVerificationContext: VerificationContext {
     /// One store operation for every claim-based lookup, or none when `prepare` already read
     /// the answers to exactly these questions.
     func claimStanding(_ questions: ClaimQuestions, now: Int64) async throws -> ClaimStanding {
-        if let answers = prefetched.answers, answers.plan.claims == questions, answers.asked.questions.now == now {
-            return standing(answers.asked, answers.store)
+        if let answers = prefetched.answers, answers.answer(questions, now: now) {
+            return answers.standing
         }
         let asked = storeQuestions(for: questions, now: now)
-        return standing(asked, try await store.signInStanding(asked.questions))
+        return Self.standing(asked, try await store.signInStanding(asked.questions))
     }
 
     /// The store's questions for the verifier's. The server nonce is opened here, once: its hash
     /// is what the store is asked about, and what the session will record. A forged, expired or
     /// other app's nonce needs no look-up: its standing is known now. For a sign-in, what the
     /// session's transaction decides is not asked (see `Purpose.signIn`).
-    private func storeQuestions(for questions: ClaimQuestions, now: Int64) -> AskedQuestions {
+    private func storeQuestions(for questions: ClaimQuestions, now: Int64, includesApp: Bool = false,
+                                keyID: UUID? = nil, applicationKey: UUID? = nil) -> AskedQuestions {
         let asksUse = purpose == .validation
         var asked = AskedQuestions(questions: SignInQuestions(
             appID: questions.appID, providerID: questions.providerID,
             registrationNonce: asksUse ? questions.registrationNonce?.nonce : nil,
             registrationNonceAppID: asksUse ? questions.registrationNonce?.appID : nil,
-            userID: asksUse ? questions.userID : nil, now: now))
+            userID: asksUse ? questions.userID : nil, now: now, includesApp: includesApp,
+            keyID: keyID, applicationKey: applicationKey))
         if let nonce = questions.serverNonce {
             asked.opened = nonces.open(nonce, now: now)
             if let opened = asked.opened {
@@ -149,7 +151,7 @@ struct StoreVerificationContext: VerificationContext {
         return asked
     }
 
-    private func standing(_ asked: AskedQuestions, _ answers: SignInStanding) -> ClaimStanding {
+    fileprivate static func standing(_ asked: AskedQuestions, _ answers: SignInStanding) -> ClaimStanding {
         var standing = ClaimStanding()
         standing.serverNonce = asked.knownNonceStanding
         if asked.knownNonceStanding == .usable, let opened = asked.opened {
@@ -200,6 +202,15 @@ private final class Prefetched: Sendable {
             self.store = store
             self.includesApp = includesApp
         }
+
+        /// Whether these are the answers to `questions` asked at `now`, as planned.
+        func answer(_ questions: ClaimQuestions, now: Int64) -> Bool {
+            plan.claims == questions && asked.questions.now == now
+        }
+
+        /// The verifier's standing, made here from the fields it needs rather than from copies
+        /// of the questions and the store's answer (records the catalogue cache shares included).
+        var standing: ClaimStanding { StoreVerificationContext.standing(asked, store) }
     }
 
     private let stored = Mutex<Answers?>(nil)

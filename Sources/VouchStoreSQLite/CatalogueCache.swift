@@ -61,11 +61,15 @@ final class CatalogueCache: Sendable {
 
     /// Answers from memory what `questions` asks of the catalogue, and takes the ticket for reading
     /// the rest. Returns the questions left to read (the answered ones taken out) and the answers.
+    ///
+    /// Built and returned inside the lock's closure: built outside it, the closure captured both
+    /// values and they were copied on the way out, a reference to each kept record's strings (which
+    /// every sign-in shares) taken and dropped again.
     func answer(_ questions: SignInQuestions) -> (remaining: SignInQuestions, kept: SignInStanding, ticket: Ticket) {
-        var remaining = questions
-        var kept = SignInStanding()
-        let ticket = state.withLock { state in
-            guard capacity > 0 else { return Ticket(generation: state.generation) }
+        state.withLock { state in
+            var remaining = questions
+            var kept = SignInStanding()
+            guard capacity > 0 else { return (remaining, kept, Ticket(generation: state.generation)) }
             if questions.includesApp, let app = state.apps[questions.appID] {
                 kept.app = app
                 remaining.includesApp = false
@@ -83,9 +87,8 @@ final class CatalogueCache: Sendable {
                 kept.registrationSecret = secret
                 remaining.applicationKey = nil
             }
-            return Ticket(generation: state.generation)
+            return (remaining, kept, Ticket(generation: state.generation))
         }
-        return (remaining, kept, ticket)
     }
 
     /// Keeps the catalogue rows found by a read of `asked`, unless something was invalidated since

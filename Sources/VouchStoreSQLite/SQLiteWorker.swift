@@ -430,10 +430,12 @@ private final class PendingWrite<T: Sendable>: GroupedOperation, @unchecked Send
         if let error {
             answer(throwing: error)
         } else if let value = value.take() {
+            // `consume`: this code runs unspecialised (through `GroupedOperation`), where the
+            // optimiser left a copy of the value (a user's record: a reference to each string).
             if leads {
-                outcome = .success(value)
+                outcome = .success(consume value)
             } else {
-                continuation?.resume(returning: .done(value))
+                continuation?.resume(returning: .done(consume value))
             }
         } else {
             answer(throwing: StoreError.unavailable("a committed operation left no result"))
@@ -450,7 +452,7 @@ private final class PendingWrite<T: Sendable>: GroupedOperation, @unchecked Send
 
     func takeOutcome() throws -> T {
         switch outcome.take() {
-        case .success(let value): return value
+        case .success(let value): return consume value
         case .failure(let error): throw error
         case nil: throw StoreError.unavailable("a committed operation left no result")
         }
