@@ -36,7 +36,7 @@ public struct Authenticator: Sendable {
     ///
     /// The app is read with the verification's other look-ups (one store operation for all of
     /// them), so its absence is known only after the verdict; it still outranks every verdict.
-    func signIn(identityToken: String, appID: UUID) async throws -> SessionResponse {
+    func signIn(identityToken: String, appID: UUID) async throws -> SignedInSession {
         let now = clock()
         let context = context(appID: appID, now: now, purpose: .signIn)
         let verdict = try await verifier.verdict(identityToken, appID: appID, context: context, now: now)
@@ -78,7 +78,7 @@ public struct Authenticator: Sendable {
             let claim = verified.profile == .layer ? "prn" : "sub"
             throw APIError.rejectedToken(TokenRejection(.userSuspended, claim: claim), serverTime: now)
         }
-        return SessionResponse(sessionToken: token, expiresAt: Timestamp.rfc3339(expiresAt), user: user.identity)
+        return SignedInSession(sessionToken: token, expiresAt: Timestamp.rfc3339(expiresAt), user: user)
     }
 
     /// Checks an `Authorization` header; throws the authentication challenge when it does not

@@ -45,7 +45,7 @@ struct ClientRoutes {
         try enforceRateLimit(context)
         let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
         let (token, appID) = try AppLookup.tokenAndAppID(body)
-        let session: SessionResponse
+        let session: SignedInSession
         do {
             session = try await authenticator.signIn(identityToken: token, appID: appID)
         } catch let error as APIError {
@@ -66,10 +66,10 @@ struct ClientRoutes {
 
     private func currentUser(_ request: Request) async throws -> Response {
         let authenticated = try await authenticator.authenticate(authorization: request.headers.combinedValue(.authorization))
-        return JSONResponse.make(CurrentUserResponse(
-            user: authenticated.user.identity,
-            session: .init(createdAt: Timestamp.rfc3339(authenticated.session.createdAt),
-                           expiresAt: Timestamp.rfc3339(authenticated.session.expiresAt))))
+        return JSONResponse.make(CurrentUserAnswer(
+            user: authenticated.user,
+            sessionCreatedAt: Timestamp.rfc3339(authenticated.session.createdAt),
+            sessionExpiresAt: Timestamp.rfc3339(authenticated.session.expiresAt)))
     }
 
     private func enforceRateLimit(_ context: VouchRequestContext) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchProtocol
+import VouchStore
 @testable import VouchServer
 
 /// The hot answers are written by hand; they must be exactly what `JSONEncoder` writes.
@@ -29,6 +30,19 @@ struct JSONBodyWriterTests {
             try expectSame(SessionResponse(sessionToken: text, expiresAt: text, user: full))
             try expectSame(SessionResponse(sessionToken: text, expiresAt: text, user: sparse))
             try expectSame(CurrentUserResponse(user: full, session: .init(createdAt: text, expiresAt: text)))
+            // The server's own answers, written from the user's record.
+            let fullRecord = UserRecord(appID: UUID(), userID: text, profile: IdentityProfile(
+                displayName: text, firstName: text, lastName: text, avatarURL: text), suspended: false)
+            let sparseRecord = UserRecord(appID: UUID(), userID: text, profile: IdentityProfile(), suspended: false)
+            for record in [fullRecord, sparseRecord] {
+                let signedIn = SignedInSession(sessionToken: text, expiresAt: text, user: record)
+                try expectSame(signedIn)
+                #expect(signedIn.jsonBody == SessionResponse(sessionToken: text, expiresAt: text, user: record.identity).jsonBody)
+                let current = CurrentUserAnswer(user: record, sessionCreatedAt: text, sessionExpiresAt: text)
+                try expectSame(current)
+                #expect(current.jsonBody == CurrentUserResponse(
+                    user: record.identity, session: .init(createdAt: text, expiresAt: text)).jsonBody)
+            }
         }
     }
 

@@ -1,4 +1,6 @@
+import NIOCore
 import VouchProtocol
+import VouchStore
 
 /// Writes JSON bodies straight into bytes, for the answers of the hot client routes.
 ///
@@ -7,25 +9,46 @@ import VouchProtocol
 /// types that every client hits write themselves here instead, in exactly the spelling
 /// `JSONEncoder` gives them with `.sortedKeys` and `.withoutEscapingSlashes` (a test holds the
 /// two outputs equal byte for byte), so clients cannot tell which one answered.
+///
+/// The bytes go straight into the buffer the response is sent from: written into an array they
+/// were then copied into a buffer of their own, an allocation and a copy on every answer.
 struct JSONBodyWriter {
-    private(set) var bytes: [UInt8] = []
+    private(set) var buffer: ByteBuffer
     /// Whether the object being written has a member yet (for the commas).
     private var needsComma = false
 
-    init() { bytes.reserveCapacity(256) }
+    init() { buffer = ByteBufferAllocator().buffer(capacity: 512) }
+
+    /// What was written, as bytes (for tests).
+    var bytes: [UInt8] { Array(buffer.readableBytesView) }
 
     /// `{`, the members `body` writes (in sorted order: the caller writes them so), `}`.
     mutating func object(_ body: (inout JSONBodyWriter) -> Void) {
-        bytes.append(UInt8(ascii: "{"))
+        buffer.writeInteger(UInt8(ascii: "{"))
         needsComma = false
         body(&self)
-        bytes.append(UInt8(ascii: "}"))
+        buffer.writeInteger(UInt8(ascii: "}"))
         needsComma = true
     }
 
     mutating func member(_ name: StaticString, _ value: String?) {
         key(name)
-        if let value { string(value) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { string(value) } else { buffer.writeStaticString("null") }
+        needsComma = true
+    }
+
+    /// A user's `<identity>` object (PROTOCOL §3), written from the record itself: building an
+    /// `Identity` first copied every string of a record that the stores' caches share.
+    mutating func member(_ name: StaticString, identityOf user: UserRecord) {
+        key(name)
+        object { object in
+            object.member("avatar_url", user.profile.avatarURL)
+            object.member("display_name", user.profile.displayName)
+            object.member("first_name", user.profile.firstName)
+            object.member("id", LayerID.identity(user.userID))
+            object.member("last_name", user.profile.lastName)
+            object.member("user_id", user.userID)
+        }
         needsComma = true
     }
 
@@ -36,46 +59,57 @@ struct JSONBodyWriter {
     }
 
     private mutating func key(_ name: StaticString) {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        // Two bytes, not a string's UTF-8 view: appending a view retains its string, once for
+        if needsComma { buffer.writeInteger(UInt8(ascii: ",")) }
+        buffer.writeInteger(UInt8(ascii: "\""))
+        buffer.writeStaticString(name)
+        // Two bytes, not a string's UTF-8 view: writing a view retains its string, once for
         // every member of every answer.
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        buffer.writeInteger(UInt8(ascii: "\""))
+        buffer.writeInteger(UInt8(ascii: ":"))
     }
 
     /// Escapes as `JSONEncoder` does: `"` and `\` with a backslash, the control characters that
     /// have a short form with it, the others as `\u00XX` (lower-case hex); everything else,
     /// `/` and non-ASCII included, as it is.
+    ///
+    /// A native string's bytes are read where they are: `withUTF8` is mutating, and the copy it
+    /// needed took a reference to every string written (the users' fields are shared by caches).
     private mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-                case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-                case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
-                case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-                case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-                case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: #"\u00"#.utf8)
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0x0F)])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        buffer.writeInteger(UInt8(ascii: "\""))
+        if value.utf8.withContiguousStorageIfAvailable({ escaped($0) }) == nil {
+            var copy = value
+            copy.withUTF8 { escaped($0) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[runStart..<index])))
+            runStart = index + 1
+            switch byte {
+            case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)
+            case UInt8(ascii: "\\"): buffer.writeStaticString(#"\\"#)
+            case 0x08: buffer.writeStaticString(#"\b"#)
+            case 0x0C: buffer.writeStaticString(#"\f"#)
+            case 0x0A: buffer.writeStaticString(#"\n"#)
+            case 0x0D: buffer.writeStaticString(#"\r"#)
+            case 0x09: buffer.writeStaticString(#"\t"#)
+            default:
+                buffer.writeStaticString(#"\u00"#)
+                buffer.writeInteger(Self.lowercaseHexDigit(byte >> 4))
+                buffer.writeInteger(Self.lowercaseHexDigit(byte & 0x0F))
+            }
+        }
+        buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count])))
+    }
+
+    /// `0`–`9`, `a`–`f`, as `JSONEncoder` writes `\u00XX`.
+    private static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
 
@@ -85,11 +119,15 @@ protocol JSONBodyWritable: Encodable {
 }
 
 extension JSONBodyWritable {
-    var jsonBody: [UInt8] {
+    /// The body, in the buffer it is sent from.
+    var jsonBuffer: ByteBuffer {
         var writer = JSONBodyWriter()
         write(to: &writer)
-        return writer.bytes
+        return writer.buffer
     }
+
+    /// The body as bytes (for tests).
+    var jsonBody: [UInt8] { Array(jsonBuffer.readableBytesView) }
 }
 
 // Members in sorted order, as `.sortedKeys` writes them.

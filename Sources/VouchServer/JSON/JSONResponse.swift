@@ -34,7 +34,7 @@ package enum JSONResponse {
         Response(
             status: status,
             headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBody)))
+            body: .init(byteBuffer: value.jsonBuffer))
     }
 
     /// A body that echoes untrusted JSON exactly as it was received: `members` (parsed by
