@@ -43,6 +43,9 @@ final class CatalogueCache: Sendable {
         var generation: UInt64 = 0
         var apps: [UUID: AppRecord] = [:]
         var keys: [UUID: KeyRecord] = [:]
+        /// Each kept key's `lastVerifiedAt`, beside its row: asked on every sign-in, and a row
+        /// read out of its dictionary is a copy of the whole row, strings and all.
+        var keyMarks: [UUID: Int64] = [:]
         var bindings: Set<Binding> = []
         var secrets: [UUID: RegistrationSecretRecord] = [:]
 
@@ -51,6 +54,7 @@ final class CatalogueCache: Sendable {
         mutating func removeAll() {
             apps.removeAll(keepingCapacity: true)
             keys.removeAll(keepingCapacity: true)
+            keyMarks.removeAll(keepingCapacity: true)
             bindings.removeAll(keepingCapacity: true)
             secrets.removeAll(keepingCapacity: true)
         }
@@ -99,7 +103,10 @@ final class CatalogueCache: Sendable {
             guard state.generation == ticket.generation else { return }
             if state.count + 4 > capacity { state.removeAll() }
             if asked.includesApp, let app = read.app { state.apps[app.id] = app }
-            if let key = read.key { state.keys[key.id] = key }
+            if let key = read.key {
+                state.keys[key.id] = key
+                state.keyMarks[key.id] = key.lastVerifiedAt
+            }
             if let providerID = asked.providerID, read.provider == .bound {
                 state.bindings.insert(Binding(providerID: providerID, appID: asked.appID))
             }
@@ -113,9 +120,7 @@ final class CatalogueCache: Sendable {
     /// would then change nothing and need not be run. `false` when the key is not kept.
     func holdsRecentMark(keyID id: UUID, at now: Int64) -> Bool {
         state.withLock { state in
-            // Read in place: the subscript by key would copy the whole row (its strings) out.
-            guard let index = state.keys.index(forKey: id),
-                  let marked = state.keys.values[index].lastVerifiedAt else { return false }
+            guard let marked = state.keyMarks[id] else { return false }
             return marked > now - KeyRecord.lastVerifiedResolutionSeconds
         }
     }
