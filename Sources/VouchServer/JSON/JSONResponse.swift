@@ -10,8 +10,24 @@ import VouchTokens
 package enum JSONResponse {
     static let contentType = "application/json; charset=utf-8"
 
-    /// Every JSON answer's headers, built once: a literal builds its storage on every response.
-    static let headers: HTTPFields = [.contentType: contentType, .cacheControl: "no-store"]
+    /// Every JSON answer's headers, its length included, built fresh with room for exactly these
+    /// three. Shared headers (a `static let`) were one object every response of every thread took
+    /// a reference to, and then copied anyway when Hummingbird added the length to them; a
+    /// literal grows its storage to add it. Every name and value here is a literal or a short
+    /// string, so copying the fields in takes no reference at all.
+    static func headers(contentLength: Int) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(3)
+        fields.append(HTTPField(name: .contentType, value: contentType))
+        fields.append(HTTPField(name: .cacheControl, value: "no-store"))
+        fields.append(HTTPField(name: .contentLength, value: String(contentLength)))
+        return fields
+    }
+
+    /// A JSON answer of `body`.
+    private static func response(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
+        Response(status: status, headers: headers(contentLength: body.readableBytes), body: .init(byteBuffer: body))
+    }
 
     package static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let data: Data
@@ -23,18 +39,12 @@ package enum JSONResponse {
             data = internalErrorBody
             finalStatus = .internalServerError
         }
-        return Response(
-            status: finalStatus,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return response(finalStatus, ByteBuffer(bytes: data))
     }
 
     /// The hot client answers, written straight into bytes (see `JSONBodyWriter`).
     static func make(_ value: some JSONBodyWritable, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status,
-            headers: headers,
-            body: .init(byteBuffer: value.jsonBuffer))
+        response(status, value.jsonBuffer)
     }
 
     /// A body that echoes untrusted JSON exactly as it was received: `members` (parsed by
@@ -47,10 +57,7 @@ package enum JSONResponse {
             return make(value, status: status)
         }
         object.merge(members) { _, echoed in echoed }
-        return Response(
-            status: status,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: CanonicalJSON.serialize(.object(object)))))
+        return response(status, ByteBuffer(bytes: CanonicalJSON.serialize(.object(object))))
     }
 
     /// The bytes of a body, for the few answers written below Hummingbird (connection errors).
