@@ -8,7 +8,11 @@ import VouchStore
 /// same dozen statements for ever, and parsing them again was a measurable part of its cost.
 final class SQLiteConnectionHandle {
     private var database: OpaquePointer?
-    private var statements: [StatementKey: (statement: OpaquePointer, names: SQLiteColumnNames)] = [:]
+    private var statements: [StatementKey: OpaquePointer] = [:]
+    /// Each cached statement's column names, looked up when it returns its first row: a statement
+    /// that returns none (the sign-in's inserts, BEGIN and COMMIT) takes no reference to them, and
+    /// the committer that runs it is a different pool thread from one group to the next.
+    private var columnNames: [OpaquePointer: SQLiteColumnNames] = [:]
     /// Dynamic SQL (a PRAGMA with a value, a test's raw statement) must not grow the cache for ever.
     private static let maximumCachedStatements = 256
 
@@ -54,7 +58,7 @@ final class SQLiteConnectionHandle {
     /// Runs one statement (only the first statement of `sql`) and returns its rows.
     func rows(_ sql: String, _ binds: [SQLiteData]) throws -> [SQLiteRow] {
         guard let database else { throw StoreError.unavailable("the store is closed") }
-        let (statement, names) = try prepared(sql, database)
+        let statement = try prepared(sql, database)
         defer {
             sqlite_nio_sqlite3_reset(statement)
             sqlite_nio_sqlite3_clear_bindings(statement)
@@ -63,11 +67,14 @@ final class SQLiteConnectionHandle {
             try check(bind(value, at: Int32(offset + 1), of: statement), database)
         }
         var rows: [SQLiteRow] = []
+        var names: SQLiteColumnNames?
         while true {
             let step = sqlite_nio_sqlite3_step(statement)
             if step == SQLITE_DONE { return rows }
             guard step == SQLITE_ROW else { throw failure(database) }
-            rows.append(SQLiteRow(names: names, values: (0..<sqlite_nio_sqlite3_column_count(statement)).map { column(statement, $0) }))
+            let rowNames = names ?? columnNames(of: statement)
+            names = rowNames
+            rows.append(SQLiteRow(names: rowNames, values: (0..<sqlite_nio_sqlite3_column_count(statement)).map { column(statement, $0) }))
         }
     }
 
@@ -93,8 +100,8 @@ final class SQLiteConnectionHandle {
     /// answer read from the file from one that came from memory.
     var statementRuns: [String: Int] {
         var counts: [String: Int] = [:]
-        for cached in statements.values {
-            counts[Self.sql(of: cached.statement)] = Int(sqlite_nio_sqlite3_stmt_status(cached.statement, SQLITE_STMTSTATUS_RUN, 0))
+        for statement in statements.values {
+            counts[Self.sql(of: statement)] = Int(sqlite_nio_sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_RUN, 0))
         }
         return counts
     }
@@ -102,9 +109,9 @@ final class SQLiteConnectionHandle {
     /// The SQL of each cached statement that was prepared again, and how many times.
     var repreparedStatements: [String: Int] {
         var counts: [String: Int] = [:]
-        for cached in statements.values {
-            let count = Int(sqlite_nio_sqlite3_stmt_status(cached.statement, SQLITE_STMTSTATUS_REPREPARE, 0))
-            if count > 0 { counts[Self.sql(of: cached.statement)] = count }
+        for statement in statements.values {
+            let count = Int(sqlite_nio_sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0))
+            if count > 0 { counts[Self.sql(of: statement)] = count }
         }
         return counts
     }
@@ -112,7 +119,7 @@ final class SQLiteConnectionHandle {
     /// The SQL of every cached statement: what a reuse test must have run before it can say that
     /// none of it was prepared again.
     var cachedStatements: [String] {
-        statements.values.map { Self.sql(of: $0.statement) }
+        statements.values.map { Self.sql(of: $0) }
     }
 
     private static func sql(of statement: OpaquePointer) -> String {
@@ -120,28 +127,39 @@ final class SQLiteConnectionHandle {
     }
 
     func close() {
-        for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+        for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
         statements.removeAll()
+        columnNames.removeAll()
         if let database { sqlite_nio_sqlite3_close_v2(database) }
         database = nil
     }
 
     deinit { close() }
 
-    private func prepared(_ sql: String, _ database: OpaquePointer) throws -> (OpaquePointer, SQLiteColumnNames) {
+    private func prepared(_ sql: String, _ database: OpaquePointer) throws -> OpaquePointer {
         if let cached = statements[StatementKey(sql)] { return cached }
         if statements.count >= Self.maximumCachedStatements {
-            for (statement, _) in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+            for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
             statements.removeAll()
+            columnNames.removeAll()
         }
         var statement: OpaquePointer?
         let result = sqlite_nio_sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard result == SQLITE_OK, let statement else { throw failure(database) }
-        let names = SQLiteColumnNames((0..<sqlite_nio_sqlite3_column_count(statement)).map {
+        statements[StatementKey(sql)] = statement
+        columnNames[statement] = Self.names(of: statement)
+        return statement
+    }
+
+    /// A cached statement's column names (read from SQLite should the cache not hold them).
+    private func columnNames(of statement: OpaquePointer) -> SQLiteColumnNames {
+        columnNames[statement] ?? Self.names(of: statement)
+    }
+
+    private static func names(of statement: OpaquePointer) -> SQLiteColumnNames {
+        SQLiteColumnNames((0..<sqlite_nio_sqlite3_column_count(statement)).map {
             String(cString: sqlite_nio_sqlite3_column_name(statement, $0))
         })
-        statements[StatementKey(sql)] = (statement, names)
-        return (statement, names)
     }
 
     private func bind(_ value: SQLiteData, at index: Int32, of statement: OpaquePointer) -> Int32 {
