@@ -79,6 +79,63 @@ def measure_sign_in_floor(bench, prepared, seconds, connections, processes):
         floor.wait(timeout=30)
 
 
+def measure_pairs(bench, bare, bare_base, pids, base, admin, scratch, pairs, seconds, connections, tokens_per_second):
+    """The durable sign-in measured `pairs` times for `seconds`, each run between two runs of the
+    bare app as long (bare, sign-in, bare, sign-in, ..., bare): every sign-in's ratio is to the
+    mean of the bare runs on either side of it, seconds away, where a round's are a minute apart.
+    Each sign-in run has tokens of its own (a token signs in once), minted before the first."""
+    prepared = os.path.join(scratch, "prepared-pairs")
+    started = time.time()
+    subprocess.run([bench, "prepare", "--server", base, "--admin-token", admin,
+                    "--count", str(pairs * seconds * tokens_per_second), "--out", prepared], check=True)
+    print(f"(minted in {time.time() - started:.0f} s, before the clock)")
+    with open(os.path.join(prepared, "signins.jsonl")) as handle:
+        tokens = handle.readlines()
+    share = len(tokens) // pairs
+    paths = [os.path.join(prepared, f"pair-{index}.jsonl") for index in range(pairs)]
+    for index, path in enumerate(paths):
+        with open(path, "w") as handle:
+            handle.writelines(tokens[index * share:(index + 1) * share])
+    settle_disk()
+    lua_nonces, lua_signins = os.path.join(HERE, "bench", "post_nonces.lua"), os.path.join(HERE, "bench", "signins.lua")
+    bares = [measure(BARE, [bare.pid], [bare_base + "/nonces"], seconds, connections, script=lua_nonces)]
+    sign_ins = []
+    for path in paths:
+        sign_ins.append(measure(VOUCH_SIGN_IN, pids, [(base + "/sessions", {"SIGNINS": path})], seconds, connections,
+                                script=lua_signins))
+        bares.append(measure(BARE, [bare.pid], [bare_base + "/nonces"], seconds, connections, script=lua_nonces))
+    return bares, sign_ins
+
+
+def print_pairs(paired, seconds):
+    """Each pair's figures and ratio, their median, and all pairs pooled."""
+    bares, sign_ins = paired
+    print(f"== durable sign-in between two runs of the bare app, {len(sign_ins)} pairs of {seconds} s "
+          f"(CPU µs a request; the ratio to the mean of the two bare runs)")
+    print(f"{'pair':>4} {'bare before':>11} {'sign-in':>8} {'bare after':>10} {'× bare':>7} {'sign-ins/s':>10}")
+    ratios = []
+    for index, sign_in in enumerate(sign_ins):
+        before, after = bares[index]["cpu_us"], bares[index + 1]["cpu_us"]
+        ratio = sign_in["cpu_us"] / statistics.mean([before, after])
+        ratios.append(ratio)
+        print(f"{index + 1:4} {before:11.1f} {sign_in['cpu_us']:8.1f} {after:10.1f} {ratio:7.2f} {sign_in['served_rps']:10.0f}")
+    pooled_sign_in = sum(r["cpu_us"] * r["served"] for r in sign_ins) / max(1, sum(r["served"] for r in sign_ins))
+    pooled_bare = sum(r["cpu_us"] * r["served"] for r in bares) / max(1, sum(r["served"] for r in bares))
+    print(f"median of the pairs: {statistics.median(ratios):.2f} × bare; all pairs pooled: "
+          f"{pooled_sign_in:.1f} µs against {pooled_bare:.1f}, {pooled_sign_in / pooled_bare:.2f} ×")
+    for result in sign_ins:
+        if result.get("refused") or result.get("exhausted"):
+            print(f"warning: a paired sign-in run: {result.get('refused', 0)} refused, "
+                  f"{result.get('exhausted', 0)} /health requests after its tokens ran out")
+
+
+def settle_disk():
+    """Writes the harness's own dirty pages (the token files: a hundred megabytes a round) to disk
+    before anything is measured, so that the kernel's writeback of them does not queue in front of
+    the server's syncs during a measurement."""
+    os.sync()
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -437,6 +494,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=1,
                         help="measure the bare app and every Vouch route this many times, alternating, and print the "
                              "median of each figure as well (the machine's noise moves single runs by a tenth or more)")
+    parser.add_argument("--pairs", type=int, default=0,
+                        help="after the rounds (or alone, with --rounds 0): this many durable sign-in runs of "
+                             "--pair-seconds, each between two runs of the bare app as long, its ratio to their mean; "
+                             "prints every pair and their median (SQLite only). A round's bare runs are a minute "
+                             "apart and the host's phases often shorter; a pair's are seconds apart")
+    parser.add_argument("--pair-seconds", type=int, default=2)
     parser.add_argument("--smoke", action="store_true", help="tiny counts: proves the benchmark runs, measures nothing")
     parser.add_argument("--database", help="run the servers on this database URL (PostgreSQL) instead of SQLite")
     parser.add_argument("--instances", type=int, default=1, help="vouch serve processes sharing --database")
@@ -470,8 +533,13 @@ def main():
         if directory:
             os.makedirs(directory, exist_ok=True)
             RECORDING = Recording(kind, os.path.abspath(directory))
+    if arguments.pairs and arguments.database:
+        sys.exit("bench.py: --pairs measures the SQLite server; leave out --database")
+    if arguments.rounds < 1 and not arguments.pairs:
+        sys.exit("bench.py: --rounds 0 only with --pairs")
     if arguments.smoke:
         arguments.seconds, arguments.signins, arguments.connections = 1, 300, 8
+        arguments.pair_seconds = 1
     vouch = os.path.join(arguments.bin, "vouch")
     bench = os.path.join(arguments.bin, "vouch-benchmark")
     seconds, connections = arguments.seconds, arguments.connections
@@ -500,8 +568,9 @@ def main():
             subprocess.run([bench, "handler", "--signins", "200" if arguments.smoke else "20000",
                             "--rounds", "1" if arguments.smoke else "3"], check=True)
 
-    rounds = max(1, arguments.rounds)
+    rounds = max(0, arguments.rounds)
     all_rounds = []
+    paired = None
     wal_samples = []
     wal_reports = []
     scratch = tempfile.mkdtemp(prefix="vouch-bench-")
@@ -551,6 +620,7 @@ def main():
                 with open(path, "w") as handle:
                     handle.writelines(chunk[index::len(bases)])
                 shares.append(path)
+            settle_disk()
             results = [measure(BARE, [bare.pid], [bare_base + "/nonces"], seconds, connections,
                                script=os.path.join(HERE, "bench", "post_nonces.lua"))]
             results.append(measure_sign_in_floor(bench, prepared, seconds, connections, processes))
@@ -570,6 +640,9 @@ def main():
             results.append(measure(BARE_AGAIN, [bare.pid], [bare_base + "/nonces"], seconds, connections,
                                    script=os.path.join(HERE, "bench", "post_nonces.lua")))
             all_rounds.append(results)
+        if arguments.pairs:
+            paired = measure_pairs(bench, bare, bare_base, pids, bases[0], admin, scratch, arguments.pairs,
+                                   arguments.pair_seconds, connections, 300 if arguments.smoke else 20_000)
         bare.send_signal(signal.SIGTERM)
         bare.wait(timeout=30)
         for server in servers:
@@ -588,6 +661,8 @@ def main():
         print_results(f"== results" + (f", round {round_index + 1} of {rounds}" if rounds > 1 else ""), results, rsa_us)
     if rounds > 1:
         print_medians(all_rounds, rsa_us)
+    if paired is not None:
+        print_pairs(paired, arguments.pair_seconds)
     for round_index, report in enumerate(wal_reports):
         print(f"== sign-in commits halfway through" + (f" round {round_index + 1}" if len(wal_reports) > 1 else "") + f": {report}")
     print(f"one RSA-2048 verify (openssl) = {rsa_us:.1f} µs")
