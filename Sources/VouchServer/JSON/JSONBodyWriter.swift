@@ -17,6 +17,8 @@ struct JSONBodyWriter {
     /// Whether the object being written has a member yet (for the commas).
     private var needsComma = false
 
+    /// Room for a sign-in's answer with a typical profile (~300 bytes) without growing; a longer
+    /// profile (an avatar URL may be 1 KiB) grows it once.
     init() { buffer = ByteBufferAllocator().buffer(capacity: 512) }
 
     /// What was written, as bytes (for tests).
