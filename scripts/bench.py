@@ -12,7 +12,13 @@ sign-ins and GET /users/me at 64 connections, each as requests/s, server CPU per
 every round; the ratios are to the mean of the two) and to one RSA verify.
 
     python3 scripts/bench.py --bin DIR [--seconds 10] [--signins 40000] [--connections 64] [--smoke]
+                             [--rounds 3] [--pairs 8 [--pair-seconds 2]]
                              [--database postgres://…] [--instances 2]
+
+With --pairs N the durable sign-in is also measured in N short runs, each between two runs of the
+bare app as long, every ratio to the bare runs seconds away (with --rounds 0, only that); each
+pair's run has ~20 000 tokens a second of its own, and a warning says when a faster machine ran
+out of them.
 
 With --database the servers run on that database instead of SQLite (the database's own CPU is
 reported as well), and with --instances N that many `vouch serve` processes share it, each driven
@@ -130,7 +136,7 @@ def print_pairs(paired, seconds):
 
 
 def settle_disk():
-    """Writes the harness's own dirty pages (the token files: a hundred megabytes a round) to disk
+    """Writes the harness's own dirty pages (the token files: hundreds of megabytes a round) to disk
     before anything is measured, so that the kernel's writeback of them does not queue in front of
     the server's syncs during a measurement."""
     os.sync()
