@@ -102,16 +102,11 @@ struct JSONBodyWriter {
             case 0x09: buffer.writeStaticString(#"\t"#)
             default:
                 buffer.writeStaticString(#"\u00"#)
-                buffer.writeInteger(Self.lowercaseHexDigit(byte >> 4))
-                buffer.writeInteger(Self.lowercaseHexDigit(byte & 0x0F))
+                buffer.writeInteger(HexDigit.lowercase(byte >> 4))
+                buffer.writeInteger(HexDigit.lowercase(byte & 0x0F))
             }
         }
         buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count])))
-    }
-
-    /// `0`–`9`, `a`–`f`, as `JSONEncoder` writes `\u00XX`.
-    private static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
 
