@@ -41,6 +41,8 @@ UPROBES = [
     ("probe_libswiftCore:swift_allocObject", "libswiftCore.so", "swift_allocObject", "swift_allocObject"),
     ("probe_libswiftCore:swift_retain", "libswiftCore.so", "swift_retain", "swift_retain"),
     ("probe_libswiftCore:swift_release", "libswiftCore.so", "swift_release", "swift_release"),
+    ("probe_libswiftCore:swift_beginAccess", "libswiftCore.so", "swift_beginAccess",
+     "swift_beginAccess (exclusivity checks)"),
     ("probe_libswiftCore:hseed", "libswiftCore.so", "hseed=$ss6HasherV5_seedABSi_tcfC", "Hasher seeds (look-ups by hash)"),
     ("probe_libswift_Concurrency:swift_task_alloc", "libswift_Concurrency.so", "swift_task_alloc", "swift_task_alloc (async frames)"),
     ("probe_libswift_Concurrency:swift_task_switch", "libswift_Concurrency.so", "swift_task_switch", "swift_task_switch"),

@@ -10,6 +10,8 @@ struct JSONBodyWriterTests {
     static let awkward = [
         "", "alice", "Ada \"the\" Countess", "back\\slash", "layer:///identities/a%2Fb", "tab\tnew\nline\r",
         "\u{01}\u{08}\u{0C}\u{1F}\u{7F}", "émoji 👩‍💻 and 中文", "\u{2028}\u{2029}", "</script>",
+        // Longer than the writer's first buffer, escapes all the way.
+        String(repeating: "a\"\u{01}é\\", count: 300),
     ]
 
     func expectSame(_ value: some JSONBodyWritable, sourceLocation: SourceLocation = #_sourceLocation) throws {
