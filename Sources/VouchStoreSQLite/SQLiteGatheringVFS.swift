@@ -64,14 +64,16 @@ enum SQLiteGatheringVFS {
     private static let fileHeaderSize = (MemoryLayout<GatheringFile>.stride + 15) & ~15
 
     /// Writes waiting for the next sync, as one contiguous run starting at `start`. Used by the
-    /// one connection that owns the file, on whatever thread it runs on at the time.
+    /// one connection that owns the file, on whatever thread it runs on at the time; no access to
+    /// its fields overlaps another, so they go without Swift's dynamic exclusivity check (two
+    /// `xWrite` calls a WAL frame, each checked several times over).
     private final class WriteBuffer {
         /// The WAL file's path as SQLite named it, under which its totals are kept.
         let path: String
-        var bytes: [UInt8] = []
-        var start: Int64 = 0
-        var writesAsked = 0
-        var writesMade = 0
+        @exclusivity(unchecked) var bytes: [UInt8] = []
+        @exclusivity(unchecked) var start: Int64 = 0
+        @exclusivity(unchecked) var writesAsked = 0
+        @exclusivity(unchecked) var writesMade = 0
         /// Past this a run is written out before it grows further (a big transaction's spill).
         static let limit = 1 << 20
 

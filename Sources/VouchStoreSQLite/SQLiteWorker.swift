@@ -403,13 +403,14 @@ private protocol GroupedOperation: AnyObject, Sendable {
 
 /// A write, the value it returned and the caller waiting for it, in one object: one allocation
 /// a write. Only the baton's holder runs and answers it, so its fields need no lock of their own
-/// (the list's lock orders the hand-overs).
+/// (the list's lock orders the hand-overs), and no access to one overlaps another, so they go
+/// without Swift's dynamic exclusivity check (see `SQLiteConnectionHandle`).
 private final class PendingWrite<T: Sendable>: GroupedOperation, @unchecked Sendable {
     private let body: @Sendable (SQLiteRunner) throws -> T
-    var continuation: UnsafeContinuation<WriteTurn<T>, any Error>?
-    var leads = false
-    private var value: T?
-    private var outcome: Result<T, any Error>?
+    @exclusivity(unchecked) var continuation: UnsafeContinuation<WriteTurn<T>, any Error>?
+    @exclusivity(unchecked) var leads = false
+    @exclusivity(unchecked) private var value: T?
+    @exclusivity(unchecked) private var outcome: Result<T, any Error>?
 
     init(body: @escaping @Sendable (SQLiteRunner) throws -> T) {
         self.body = body
