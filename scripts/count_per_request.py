@@ -7,7 +7,8 @@ Runs `vouch-benchmark handler --signins N --rounds 1` (Vouch's handler and the b
 process, no sockets) under `perf record -k CLOCK_MONOTONIC` with
 
 - uprobes on the allocator and on the Swift runtime's reference counting, object and task-frame
-  allocation, executor switches and hash seeding (one seed per hashed dictionary or set look-up),
+  allocation, executor switches, dynamic exclusivity checks (`swift_beginAccess`, a thread-local
+  look-up each) and hash seeding (one seed per hashed dictionary or set look-up),
   created with `perf probe` when missing (root, and the libraries the binary loads), and
 - the kernel's `raw_syscalls:sys_enter` and `sched:sched_switch` tracepoints,
 
