@@ -10,8 +10,9 @@ struct JSONBodyWriterTests {
     static let awkward = [
         "", "alice", "Ada \"the\" Countess", "back\\slash", "layer:///identities/a%2Fb", "tab\tnew\nline\r",
         "\u{01}\u{08}\u{0C}\u{1F}\u{7F}", "émoji 👩‍💻 and 中文", "\u{2028}\u{2029}", "</script>",
-        // Longer than the writer's first buffer, escapes all the way.
-        String(repeating: "a\"\u{01}é\\", count: 300),
+        // Longer than the writer's kilobyte: escapes all the way, and one run of plain bytes
+        // longer than the kilobyte by itself.
+        String(repeating: "a\"\u{01}é\\", count: 300), String(repeating: "x", count: 3000),
     ]
 
     func expectSame(_ value: some JSONBodyWritable, sourceLocation: SourceLocation = #_sourceLocation) throws {
