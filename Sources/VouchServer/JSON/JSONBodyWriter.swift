@@ -45,11 +45,7 @@ struct JSONBodyWriter {
 
     mutating func member(_ name: StaticString, _ value: String?) {
         key(name)
-        if let value {
-            string(value)
-        } else {
-            for byte in "null".utf8 { put(byte) }
-        }
+        if let value { string(value) } else { put("null") }
         needsComma = true
     }
 
@@ -78,7 +74,7 @@ struct JSONBodyWriter {
     private mutating func key(_ name: StaticString) {
         if needsComma { put(UInt8(ascii: ",")) }
         put(UInt8(ascii: "\""))
-        name.withUTF8Buffer { put($0) }
+        put(name)
         put(UInt8(ascii: "\""))
         put(UInt8(ascii: ":"))
     }
@@ -143,6 +139,10 @@ struct JSONBodyWriter {
         let index = pendingCount
         withUnsafeMutableBytes(of: &pending) { ($0.baseAddress! + index).copyMemory(from: base, byteCount: bytes.count) }
         pendingCount = index + bytes.count
+    }
+
+    private mutating func put(_ literal: StaticString) {
+        literal.withUTF8Buffer { put($0) }
     }
 
     private mutating func writeOutPending() {
