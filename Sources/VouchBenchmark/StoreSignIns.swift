@@ -23,7 +23,7 @@ struct StoreSignIns {
     func run() async throws {
         var logger = Logger(label: "vouch.benchmark.store")
         logger.logLevel = .warning
-        let (elapsed, before, after) = try await ScratchStore.with(logger: logger) { store in
+        let (elapsed, before, after, userWide) = try await ScratchStore.with(logger: logger) { store in
             let now = Int64(Date().timeIntervalSince1970)
             let app = AppRecord(id: UUID(), name: "Benchmark", sessionTTLSeconds: 3600, createdAt: now)
             try await store.createApp(app)
@@ -32,13 +32,32 @@ struct StoreSignIns {
             let before = ThreadCPU.sample()
             let started = ContinuousClock.now
             try await signIns(count: sessions, into: store, app: app.id, now: now)
-            return (ContinuousClock.now - started, before, ThreadCPU.sample())
+            let (elapsed, after) = (ContinuousClock.now - started, ThreadCPU.sample())
+            return (elapsed, before, after, try await userWideOperations(in: store, app: app.id, now: now))
         }
 
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(String(format: "store sign-ins: %d in %.2f s, %.0f/s, %d tasks, %d returning users",
                      sessions, seconds, Double(sessions) / seconds, concurrency, users))
         for line in ThreadCPU.lines(from: before, to: after, per: sessions) { print("  " + line) }
+        print("  " + userWide)
+    }
+
+    /// What the user-wide operations cost beside so many live sessions: they find a user's
+    /// sessions through the expiry index, reading every live session's entry
+    /// (`UserSessionStatements`). Measured once each, after the sign-ins and outside their figures.
+    private func userWideOperations(in store: SQLiteStore, app: UUID, now: Int64) async throws -> String {
+        let started = ContinuousClock.now
+        let live = try await store.activeSessionCount(appID: app, userID: "user-0", now: now)
+        let counted = ContinuousClock.now - started
+        let ended = try await store.revokeSessions(appID: app, userID: "user-0", now: now)
+        let revoked = ContinuousClock.now - started - counted
+        return String(format: "one user's sessions among %d live: %d counted in %.1f ms, %d ended in %.1f ms",
+                      users + sessions, live, Self.milliseconds(counted), ended, Self.milliseconds(revoked))
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
     }
 
     /// `count` sign-ins, shared among `concurrency` tasks, each waiting for its commit.

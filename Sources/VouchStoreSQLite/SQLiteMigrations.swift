@@ -154,6 +154,17 @@ enum SQLiteMigrations {
             "DROP TABLE used_server_nonces",
             "ALTER TABLE used_server_nonces_v4 RENAME TO used_server_nonces",
         ]),
+        // A user's sessions found through the live sessions rather than an index of their own
+        // (see `UserSessionStatements`): an index by user put every sign-in's entry on a random
+        // page, written alone. The expiry index carries the session's key and its user instead:
+        // ordered by expiry and then by the key, which leads with the microsecond the session was
+        // made, its entries append; the user in each entry lets the user-wide operations skip
+        // everyone else's rows. The purge uses it by its first column, as it used the old one.
+        SQLiteMigration(version: 5, statements: [
+            "DROP INDEX sessions_by_user",
+            "DROP INDEX sessions_by_expiry",
+            "CREATE INDEX sessions_by_expiry_and_user ON sessions (expires_at, token_hash, app_id, user_id)",
+        ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

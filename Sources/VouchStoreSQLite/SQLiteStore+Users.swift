@@ -35,12 +35,7 @@ extension SQLiteStore {
 
     public func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
         try await read("activeSessionCount") { db in
-            let rows = try db.rows(
-                """
-                SELECT COUNT(*) AS n FROM sessions
-                WHERE app_id = ? AND user_id = ? AND ended_at IS NULL AND expires_at > ?
-                """,
-                [.uuid(appID), .text(userID), .int64(now)])
+            let rows = try db.rows(UserSessionStatements.countLive, [.uuid(appID), .text(userID), .int64(now)])
             guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
             return Int(try row.int64("n"))
         }
@@ -60,11 +55,7 @@ extension SQLiteStore {
     static func endLiveSessions(
         appID: UUID, userID: String, now: Int64, reason: SessionEndReason, _ db: SQLiteRunner
     ) throws -> Int {
-        try db.changes(
-            """
-            UPDATE sessions SET ended_at = ?, end_reason = ?
-            WHERE app_id = ? AND user_id = ? AND ended_at IS NULL AND expires_at > ?
-            """,
-            [.int64(now), .text(reason.rawValue), .uuid(appID), .text(userID), .int64(now)])
+        try db.changes(UserSessionStatements.endLive,
+                       [.uuid(appID), .text(userID), .int64(now), .text(reason.rawValue)])
     }
 }

@@ -1,0 +1,29 @@
+/// How the SQLite store finds one user's live sessions: through `sessions_by_expiry_and_user`,
+/// the index of every session by its expiry, its key and its user (schema version 5).
+///
+/// There is no index by user. One would put every sign-in's entry on a random page of a B-tree
+/// as large as the sessions: the one page a sign-in wrote alone, logged and later copied back
+/// into the database by itself, about a third of the durable write's CPU
+/// (docs/PERFORMANCE-JOURNAL.md, "2026-11-27, sessions by user"). Sessions made together expire
+/// together and their keys lead with the microsecond they were made, so the expiry index's
+/// entries append instead. What the user-wide operations pay for it: they read the index
+/// entries of every live session (`expires_at > now`, never an expired one) and test the user
+/// in the entry itself, fetching only that user's rows. They are an administrator's operations,
+/// rare next to sign-ins; docs/OPERATIONS.md gives their cost per live session.
+///
+/// Both statements bind `?1` the app, `?2` the user and `?3` now; a test holds their query plans
+/// to that index.
+enum UserSessionStatements {
+    /// The user's sessions that are neither ended nor expired at `?3`.
+    static let countLive = """
+        SELECT COUNT(*) AS n FROM sessions
+        WHERE app_id = ?1 AND user_id = ?2 AND ended_at IS NULL AND expires_at > ?3
+        """
+
+    /// Ends them at `?3` with the reason `?4`: an ended session keeps its first end, an expired
+    /// one stays expired.
+    static let endLive = """
+        UPDATE sessions SET ended_at = ?3, end_reason = ?4
+        WHERE app_id = ?1 AND user_id = ?2 AND ended_at IS NULL AND expires_at > ?3
+        """
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+import Testing
+import VouchProtocol
+import VouchStore
+import VouchStoreConformance
+import VouchTestSupport
+@testable import VouchStoreSQLite
+
+/// A user's sessions are found through the expiry index (schema version 5), not an index by user:
+/// these tests pin the index's shape and the statements' plans, and show a database of version 4
+/// keeping every answer across the upgrade. What the answers are is the conformance suite's.
+@Suite("a user's sessions, found through the expiry index")
+struct UserSessionsTests {
+    @Test("the sessions' only index leads with the expiry and then the session's key, and carries the user")
+    func indexShape() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
+                let (indexes, columns) = try await store.exclusive("indexes") { db in
+                    let indexes = try db.rows(
+                        "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'sessions' ORDER BY name"
+                    ).map { try $0.text("name") }
+                    let columns = try db.rows("PRAGMA index_info(sessions_by_expiry_and_user)").map { try $0.text("name") }
+                    return (indexes, columns)
+                }
+                // Ordered by expiry alone, or by expiry and then the user, entries made in the
+                // same second would land at random among that second's; the key keeps them in
+                // the order they were made.
+                #expect(indexes == ["sessions_by_expiry_and_user"])
+                #expect(columns == ["expires_at", "token_hash", "app_id", "user_id"])
+            }
+        }
+    }
+
+    @Test("counting and ending a user's sessions search the expiry index from now on, never the whole table")
+    func plans() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
+                let statements: [(String, [SQLiteData])] = [
+                    (UserSessionStatements.countLive, [.uuid(UUID()), .text("u"), .int64(t0)]),
+                    (UserSessionStatements.endLive, [.uuid(UUID()), .text("u"), .int64(t0), .text("revoked")]),
+                ]
+                for (sql, binds) in statements {
+                    let plan = try await store.exclusive("plan") { db in
+                        try db.rows("EXPLAIN QUERY PLAN " + sql, binds).map { try $0.text("detail") }
+                    }
+                    #expect(plan == ["SEARCH sessions USING INDEX sessions_by_expiry_and_user (expires_at>?)"], "\(sql)")
+                }
+            }
+        }
+    }
+
+    @Test("version 5 keeps a version 4 database's sessions: the same user's live ones are counted and ended, nobody else's")
+    func upgradeFromVersion4() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            let app = makeApp()
+            let live = [randomBytes(40), randomBytes(40)], expired = randomBytes(40), ended = randomBytes(40)
+            let bystander = randomBytes(40)
+            // A database as version 4 left it, with its index by user.
+            let handle = try SQLiteConnectionHandle(path: path)
+            let db = SQLiteRunner(handle: handle)
+            _ = try SQLiteMigrations.apply(Array(SQLiteMigrations.all.prefix { $0.version <= 4 }), on: db, now: t0, logger: Logger(label: "test"))
+            try db.execute("INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, 'A', 3600, ?)",
+                           [.uuid(app.id), .int64(t0)])
+            for user in ["u", "v"] {
+                try db.execute("INSERT INTO users (app_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                               [.uuid(app.id), .text(user), .int64(t0), .int64(t0)])
+            }
+            func insert(_ token: [UInt8], _ user: String, expiresAt: Int64, endedAt: Int64? = nil) throws {
+                try db.execute(
+                    "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [.bytes(token), .uuid(app.id), .text(user), .int64(t0 - 100), .int64(expiresAt),
+                     endedAt.map { .int64($0) } ?? .null, endedAt == nil ? .null : .text("revoked")])
+            }
+            for token in live { try insert(token, "u", expiresAt: t0 + 3600) }
+            try insert(expired, "u", expiresAt: t0 - 1)
+            try insert(ended, "u", expiresAt: t0 + 3600, endedAt: t0 - 50)
+            try insert(bystander, "v", expiresAt: t0 + 3600)
+            #expect(try db.rows("SELECT name FROM sqlite_schema WHERE name = 'sessions_by_user'").count == 1)
+            handle.close()
+
+            try await withSQLiteStore(at: path) { store async throws in
+                #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))
+                #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 2)
+                #expect(try await store.revokeSessions(appID: app.id, userID: "u", now: t0) == 2)
+                for token in live {
+                    #expect(try await store.session(tokenHash: token)?.endedAt == t0)
+                }
+                #expect(try await store.session(tokenHash: expired)?.endedAt == nil)
+                #expect(try await store.session(tokenHash: ended)?.endedAt == t0 - 50)
+                #expect(try await store.session(tokenHash: bystander)?.endedAt == nil)
+                #expect(try await store.activeSessionCount(appID: app.id, userID: "v", now: t0) == 1)
+                // The purge still finds the expired session by its expiry.
+                #expect(try await store.purgeExpired(now: t0 + 1, sessionGraceSeconds: 0) == 1)
+                #expect(try await store.session(tokenHash: expired) == nil)
+            }
+        }
+    }
+}
