@@ -193,6 +193,20 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// A read that may take long (it reads every live session, `UserSessionStatements`): on the
+    /// queued reader's own thread, never inline on the caller's, which is one of the few threads
+    /// of Swift's pool that every request shares.
+    func longRead<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        guard let reader = readers.reader() else {
+            return try await exclusive(operation, invalidating: .none, body)
+        }
+        do {
+            return try await reader.run(body)
+        } catch {
+            throw mapped(error, operation)
+        }
+    }
+
     /// Runs `body` as one transaction: it commits entirely or, on any throw, rolls back entirely.
     /// It may share its commit (and its fsync) with other operations waiting at the same time.
     /// What it can change of the caches (`invalidating`) is dropped after the commit, before this

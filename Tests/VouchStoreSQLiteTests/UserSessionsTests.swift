@@ -50,6 +50,20 @@ struct UserSessionsTests {
         }
     }
 
+    @Test("counting a user's sessions, which reads every live session, runs on the queued reader, not inline on the caller's thread")
+    func countOffThePool() async throws {
+        try await withInlineReadingStore { store in
+            let app = try await store.addApp()
+            _ = try await store.createSession(newSession(app: app.id, user: "u"))
+            // An ordinary read runs inline and leaves the queued reader unopened...
+            #expect(try await store.user(appID: app.id, userID: "u") != nil)
+            #expect(store.readers.isOpen == false)
+            // ...the count opens it and runs there.
+            #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 1)
+            #expect(store.readers.isOpen)
+        }
+    }
+
     @Test("version 5 keeps a version 4 database's sessions: the same user's live ones are counted and ended, nobody else's")
     func upgradeFromVersion4() async throws {
         try await withTemporaryDirectory { directory in
