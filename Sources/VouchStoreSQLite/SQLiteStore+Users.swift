@@ -34,7 +34,7 @@ extension SQLiteStore {
     }
 
     public func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
-        try await longRead("activeSessionCount") { db in
+        try await read("activeSessionCount", inline: false) { db in
             let rows = try db.rows(UserSessionStatements.countLive, [.uuid(appID), .text(userID), .int64(now)])
             guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
             return Int(try row.int64("n"))

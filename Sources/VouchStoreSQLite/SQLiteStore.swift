@@ -170,8 +170,14 @@ public final class SQLiteStore: Store {
     /// thread (`.inline`, when a connection is free and the database not busy), on the queued read
     /// connection (`.always`; `.whenBusy` while the writer's queue has work, which the read would
     /// wait behind), or on the writer's queue.
-    func read<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
-        if let inlineReaders {
+    ///
+    /// A read that may take long (counting a user's sessions reads every live session,
+    /// `UserSessionStatements`) passes `inline: false`: it never runs on the caller's thread, which
+    /// is one of the few threads of Swift's pool that every request shares, and goes where the
+    /// configuration sends the reads that do not run inline.
+    func read<T: Sendable>(_ operation: String, inline: Bool = true,
+                           _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+        if inline, let inlineReaders {
             do {
                 if let value = try inlineReaders.run(body) { return value }
             } catch {
@@ -184,20 +190,6 @@ public final class SQLiteStore: Store {
         case .never: false
         }
         guard wantsReader, let reader = readers.reader() else {
-            return try await exclusive(operation, invalidating: .none, body)
-        }
-        do {
-            return try await reader.run(body)
-        } catch {
-            throw mapped(error, operation)
-        }
-    }
-
-    /// A read that may take long (it reads every live session, `UserSessionStatements`): on the
-    /// queued reader's own thread, never inline on the caller's, which is one of the few threads
-    /// of Swift's pool that every request shares.
-    func longRead<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
-        guard let reader = readers.reader() else {
             return try await exclusive(operation, invalidating: .none, body)
         }
         do {

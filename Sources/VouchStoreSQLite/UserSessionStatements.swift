@@ -10,7 +10,7 @@
 /// entries of every live session (`expires_at > now`, never an expired one) and test the user
 /// in the entry itself, fetching only that user's rows. They are an administrator's operations,
 /// rare next to sign-ins; docs/OPERATIONS.md gives their cost per live session. The count runs on
-/// the queued reader (`SQLiteStore.longRead`), not inline on a pool thread.
+/// the queued reader (`SQLiteStore.read(_:inline:_:)`), not inline on a pool thread.
 ///
 /// Both statements bind `?1` the app, `?2` the user and `?3` now; a test holds their query plans
 /// to that index.
