@@ -13,10 +13,7 @@ struct Measurement {
     /// the client driving it, not a database server in another process.
     let cpuSeconds: Double
 
-    var perSecond: Double {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Double(operations) / seconds
-    }
+    var perSecond: Double { Double(operations) / elapsed.inSeconds }
 
     var cpuMicros: Double { cpuSeconds * 1e6 / Double(max(operations, 1)) }
 
@@ -47,4 +44,9 @@ struct Measurement {
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
+}
+
+extension Duration {
+    /// The duration as fractional seconds, for the benchmark's printed rates and times.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -36,7 +36,7 @@ struct StoreSignIns {
             return (elapsed, before, after, try await userWideOperations(in: store, app: app.id, now: now))
         }
 
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         print(String(format: "store sign-ins: %d in %.2f s, %.0f/s, %d tasks, %d returning users",
                      sessions, seconds, Double(sessions) / seconds, concurrency, users))
         for line in ThreadCPU.lines(from: before, to: after, per: sessions) { print("  " + line) }
@@ -53,11 +53,7 @@ struct StoreSignIns {
         let ended = try await store.revokeSessions(appID: app, userID: "user-0", now: now)
         let revoked = ContinuousClock.now - started - counted
         return String(format: "one user's sessions among %d live: %d counted in %.1f ms, %d ended in %.1f ms",
-                      users + sessions, live, Self.milliseconds(counted), ended, Self.milliseconds(revoked))
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
+                      users + sessions, live, counted.inSeconds * 1e3, ended, revoked.inSeconds * 1e3)
     }
 
     /// `count` sign-ins, shared among `concurrency` tasks, each waiting for its commit.
