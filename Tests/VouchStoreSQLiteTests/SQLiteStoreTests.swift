@@ -188,13 +188,9 @@ struct SQLiteStoreTests {
             let app = makeApp()
             let hash = randomBytes(), expiresAt = t0 + 600
             // A database as version 3 left it, with one used nonce.
-            let handle = try SQLiteConnectionHandle(path: path)
-            let db = SQLiteRunner(handle: handle)
-            _ = try SQLiteMigrations.apply(Array(SQLiteMigrations.all.prefix { $0.version <= 3 }), on: db, now: t0, logger: Logger(label: "test"))
-            try db.execute("INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, 'A', 3600, ?)",
-                           [.uuid(app.id), .int64(t0)])
-            try db.execute("INSERT INTO used_server_nonces (hash, expires_at) VALUES (?, ?)", [.bytes(hash), .int64(expiresAt)])
-            handle.close()
+            try makeDatabase(at: path, asVersion: 3, app: app) { db in
+                try db.execute("INSERT INTO used_server_nonces (hash, expires_at) VALUES (?, ?)", [.bytes(hash), .int64(expiresAt)])
+            }
 
             try await withSQLiteStore(at: path) { store in
                 #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))

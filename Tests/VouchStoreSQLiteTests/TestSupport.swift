@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import Logging
+import VouchStore
 import VouchStoreConformance
 import VouchTestSupport
 @testable import VouchStoreSQLite
@@ -25,6 +27,20 @@ func withOutsideConnection<T>(to path: String, _ body: (SQLiteConnectionHandle) 
     defer { outsider.close() }
     _ = try outsider.rows("PRAGMA busy_timeout = 5000", [])
     return try body(outsider)
+}
+
+/// Leaves at `path` a database as schema `version` left it, holding `app`, plus whatever `body`
+/// writes with its own connection (closed on every path): what an upgrade test starts from.
+func makeDatabase(at path: String, asVersion version: Int, app: AppRecord,
+                  _ body: (SQLiteRunner) throws -> Void) throws {
+    let handle = try SQLiteConnectionHandle(path: path)
+    defer { handle.close() }
+    let db = SQLiteRunner(handle: handle)
+    _ = try SQLiteMigrations.apply(Array(SQLiteMigrations.all.prefix { $0.version <= version }), on: db, now: t0,
+                                   logger: Logger(label: "test"))
+    try db.execute("INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, ?, ?, ?)",
+                   [.uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt)])
+    try body(db)
 }
 
 /// The writer's queue held by a block that waits on `gate`; returns once that block runs, so

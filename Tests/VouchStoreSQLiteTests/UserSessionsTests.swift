@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 import VouchProtocol
 import VouchStore
@@ -72,27 +71,23 @@ struct UserSessionsTests {
             let live = [randomBytes(40), randomBytes(40)], expired = randomBytes(40), ended = randomBytes(40)
             let bystander = randomBytes(40)
             // A database as version 4 left it, with its index by user.
-            let handle = try SQLiteConnectionHandle(path: path)
-            let db = SQLiteRunner(handle: handle)
-            _ = try SQLiteMigrations.apply(Array(SQLiteMigrations.all.prefix { $0.version <= 4 }), on: db, now: t0, logger: Logger(label: "test"))
-            try db.execute("INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, 'A', 3600, ?)",
-                           [.uuid(app.id), .int64(t0)])
-            for user in ["u", "v"] {
-                try db.execute("INSERT INTO users (app_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                               [.uuid(app.id), .text(user), .int64(t0), .int64(t0)])
+            try makeDatabase(at: path, asVersion: 4, app: app) { db in
+                for user in ["u", "v"] {
+                    try db.execute("INSERT INTO users (app_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                                   [.uuid(app.id), .text(user), .int64(t0), .int64(t0)])
+                }
+                func insert(_ token: [UInt8], _ user: String, expiresAt: Int64, endedAt: Int64? = nil) throws {
+                    try db.execute(
+                        "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [.bytes(token), .uuid(app.id), .text(user), .int64(t0 - 100), .int64(expiresAt),
+                         endedAt.map { .int64($0) } ?? .null, endedAt == nil ? .null : .text("revoked")])
+                }
+                for token in live { try insert(token, "u", expiresAt: t0 + 3600) }
+                try insert(expired, "u", expiresAt: t0 - 1)
+                try insert(ended, "u", expiresAt: t0 + 3600, endedAt: t0 - 50)
+                try insert(bystander, "v", expiresAt: t0 + 3600)
+                #expect(try db.rows("SELECT name FROM sqlite_schema WHERE name = 'sessions_by_user'").count == 1)
             }
-            func insert(_ token: [UInt8], _ user: String, expiresAt: Int64, endedAt: Int64? = nil) throws {
-                try db.execute(
-                    "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [.bytes(token), .uuid(app.id), .text(user), .int64(t0 - 100), .int64(expiresAt),
-                     endedAt.map { .int64($0) } ?? .null, endedAt == nil ? .null : .text("revoked")])
-            }
-            for token in live { try insert(token, "u", expiresAt: t0 + 3600) }
-            try insert(expired, "u", expiresAt: t0 - 1)
-            try insert(ended, "u", expiresAt: t0 + 3600, endedAt: t0 - 50)
-            try insert(bystander, "v", expiresAt: t0 + 3600)
-            #expect(try db.rows("SELECT name FROM sqlite_schema WHERE name = 'sessions_by_user'").count == 1)
-            handle.close()
 
             try await withSQLiteStore(at: path) { store async throws in
                 #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))
