@@ -8,7 +8,7 @@ import Foundation
 /// exactly); these helpers compare their UTF-8 exactly.
 ///
 /// They are `@inlinable` so that the verifier, in another module, gets them specialised for
-/// `String`: called through the generic witness tables they were a measurable part of a sign-in.
+/// `String` instead of calling through generic witness tables on every comparison of a sign-in.
 extension StringProtocol {
     /// Whether the UTF-8 bytes are exactly `other`'s.
     @inlinable
@@ -75,8 +75,8 @@ extension StringProtocol {
 }
 
 /// The first `count` bytes of both buffers are equal: `memcmp`, which compares many bytes at a
-/// time, where `elementsEqual` goes one by one (it showed in the Sinch profile). Names of a few
-/// bytes (`iss`, `kid`) are compared in place: a call into the C library costs more than they do.
+/// time, where `elementsEqual` goes one by one. Names of a few bytes (`iss`, `kid`) are compared
+/// in place: a call into the C library costs more than they do.
 @inlinable
 func sameBytes(_ mine: UnsafeBufferPointer<UInt8>, _ theirs: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
     guard count > 0, let left = mine.baseAddress, let right = theirs.baseAddress else { return true }

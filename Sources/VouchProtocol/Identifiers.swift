@@ -19,8 +19,8 @@ public enum LayerID {
     /// Every UTF-8 byte outside RFC 3986's unreserved characters is written `%XX` (upper-case hex),
     /// as Foundation's `addingPercentEncoding(withAllowedCharacters:)` writes it with the unreserved
     /// set, but by bytes (a test holds the two equal). The URI is written once, prefix included,
-    /// into a string of the exact length: every sign-in's answer names its user this way, and a
-    /// hex table, a byte array and a concatenation cost an allocation each.
+    /// into a string of the exact length: every sign-in's answer names its user this way, and
+    /// building it from a hex table, a byte array and a concatenation would allocate for each.
     public static func identity(_ userID: String) -> String {
         let prefix = identityPrefix.utf8
         var escapedCount = 0

@@ -5,8 +5,8 @@
 /// current one full, the previous generation (every key not used since) is let go whole, and the
 /// current one becomes the previous. So a key is forgotten only once `generationSize` others have
 /// been used since it last was, and a key in steady use is never forgotten. Choosing whom to
-/// forget by looking at every entry takes a pass (and a sort) over the whole table, under
-/// whatever lock guards it (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, night").
+/// forget by looking at every entry would take a pass (and a sort) over the whole table, under
+/// whatever lock guards it (docs/PERFORMANCE.md, "The request path").
 ///
 /// Not locked itself: its owners keep it behind their own lock, and free the generation a call
 /// lets go (which it returns) after releasing that lock. Shared by the server's rate limiter and
@@ -14,11 +14,10 @@
 /// `VouchInternals` sees it).
 ///
 /// Public and inlinable so that each owner's module specialises it for its own key and value:
-/// unspecialised, every look-up went through the standard library's generic dictionary and the
-/// runtime's metadata caches (~1 µs of the writer's work a sign-in). `package` access would do
-/// for the modules that use it, but this compiler does not serialise a `package` declaration's
-/// inlinable body for another module to specialise: the callers kept calling the generic code
-/// (docs/PERFORMANCE-JOURNAL.md, "2026-11-27, specialised").
+/// unspecialised, every look-up goes through the standard library's generic dictionary and the
+/// runtime's metadata caches. Not `package`: this compiler does not serialise a `package`
+/// declaration's inlinable body for another module, whose callers would then call the generic
+/// code (docs/PERFORMANCE.md, "The request path").
 @_spi(VouchInternals)
 public struct TwoGenerations<Key: Hashable, Value> {
     /// The most entries one generation holds.

@@ -3,8 +3,8 @@ import Foundation
 /// UUIDs to and from their 8-4-4-4-12 hexadecimal text, by bytes.
 ///
 /// Every request parses a few ids and every store call writes a few; Foundation's `UUID(uuidString:)`
-/// and `uuidString.lowercased()` go through formatted scanning and case mapping, which showed in the
-/// sign-in profile. These do the same job on 36 bytes.
+/// and `uuidString.lowercased()` go through formatted scanning and case mapping for that. These do
+/// the same job on 36 bytes.
 ///
 /// The generic entry points are inlinable (and what they call usable from inline code) so that a
 /// caller in another module gets them specialised for its string type and result, rather than

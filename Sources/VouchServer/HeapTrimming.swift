@@ -9,10 +9,10 @@ import Foundation
 /// By default glibc gives memory back as soon as 128 KiB lie free at the top of a thread's heap,
 /// with `madvise`, and every such call makes the kernel flush the other cores' address
 /// translations (an inter-processor interrupt each). A server whose request threads allocate and
-/// free in waves paid for this on every wave: `madvise` and those interrupts were about 7 % of a
-/// durable sign-in's CPU in the 2026-11-24 profile (docs/PERFORMANCE-JOURNAL.md). Keeping up to
-/// `defaultThreshold` free per heap instead costs at most that much resident memory per heap,
-/// memory the process had in use a moment before. `vouch serve` applies it at start.
+/// free in waves pays for this on every wave, a visible share of a durable sign-in's CPU
+/// (docs/PERFORMANCE.md, "The request path"). Keeping up to `defaultThreshold` free per heap
+/// instead costs at most that much resident memory per heap, memory the process had in use a
+/// moment before. `vouch serve` applies it at start.
 public enum HeapTrimming {
     public static let defaultThreshold = 32 * 1024 * 1024
     /// glibc's own setting: when an operator sets it, it wins.

@@ -2,7 +2,7 @@ import Foundation
 
 /// The microsecond something was made, as eight big-endian bytes that lead a key: keys made one
 /// after another then sort one after another, and a B-tree appends them where the last ones went
-/// instead of on a random page (session tokens; docs/PERFORMANCE-JOURNAL.md, "2026-11-25, night").
+/// instead of on a random page (session tokens; docs/PERFORMANCE.md, "The durable write").
 ///
 /// The second is the server clock's (a test's clock may be anywhere); the microsecond within it is
 /// the machine's, so that what is made within one second is ordered too. Only the order matters,

@@ -21,9 +21,9 @@ package enum RequestBodyReader {
         try decode(type, body: try await collectBuffer(request), request: request)
     }
 
-    /// The body is parsed where it lies, in the buffer it arrived in: a sign-in's body (~1.2 KB)
-    /// copied into an array first cost an allocation too large for the allocator's per-thread
-    /// cache, and a copy, on every request.
+    /// The body is parsed where it lies, in the buffer it arrived in: copying a sign-in's body
+    /// (~1.2 KB) into an array first would cost an allocation too large for the allocator's
+    /// per-thread cache, and a copy, on every request.
     private static func decode<T: Decodable>(_ type: T.Type, body: ByteBuffer, request: Request) throws -> T {
         try checkContentType(request)
         guard body.readableBytes > 0 else { throw APIError(.invalidRequest, "A JSON object body is required.") }
@@ -67,7 +67,7 @@ package enum RequestBodyReader {
         }
         // Without Transfer-Encoding, a request with no Content-Length or a Content-Length of 0 has
         // no body (RFC 9112 §6.3): there is nothing to wait for, and walking the body's async
-        // stream to its end cost a bodiless `POST /nonces` a dozen async calls. (Hummingbird
+        // stream to its end would cost a bodiless `POST /nonces` several async calls. (Hummingbird
         // drains whatever a route left unread, as it does for every route that reads no body.)
         if declaredLength ?? 0 == 0, !request.headers.contains(.transferEncoding) {
             return ByteBuffer()

@@ -28,7 +28,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestDeadline: NIODeadline?
     /// The one timer that enforces `requestDeadline`: armed by the first request and, when it
     /// fires, re-armed for the current request's deadline or left off between requests. A timer
-    /// scheduled and cancelled for every request cost more than the request's own JSON.
+    /// scheduled and cancelled for every request would cost more than the request's own JSON.
     private var deadlineTimer: Scheduled<Void>?
     /// A request head was read and its end was not yet.
     private var readingRequest = false

@@ -5,18 +5,17 @@ import VouchStore
 /// Writes JSON bodies straight into bytes, for the answers of the hot client routes.
 ///
 /// `JSONEncoder` builds a tree of boxed values, sorts keys through dictionaries and then
-/// serialises it: on `GET /users/me` that was a tenth of the request's CPU. The few response
-/// types that every client hits write themselves here instead, in exactly the spelling
-/// `JSONEncoder` gives them with `.sortedKeys` and `.withoutEscapingSlashes` (a test holds the
-/// two outputs equal byte for byte), so clients cannot tell which one answered.
+/// serialises it, a large share of a hot route's CPU (docs/PERFORMANCE.md, "The request path").
+/// The few response types that every client hits write themselves here instead, in exactly the
+/// spelling `JSONEncoder` gives them with `.sortedKeys` and `.withoutEscapingSlashes` (a test
+/// holds the two outputs equal byte for byte), so clients cannot tell which one answered.
 ///
 /// The bytes are gathered in a kilobyte held in the writer itself (on the stack) and go into the
 /// response's buffer with one call when the body is done, or whenever the kilobyte is full (a
 /// profile with a long avatar URL). Written into the buffer byte by byte, every brace, quote and
-/// colon was a `ByteBuffer` call, each with a uniqueness, a capacity and a dynamic exclusivity
-/// check on the buffer's storage (~45 of them for a sign-in's answer); and every way of handing a
-/// scratch area to a closure that then wrote the value copied the value into the closure, a
-/// reference taken to each of its strings.
+/// colon would be a `ByteBuffer` call, each with a uniqueness, a capacity and a dynamic
+/// exclusivity check on the buffer's storage; and a scratch area handed to a closure that writes
+/// the value copies the value into the closure, a reference taken to each of its strings.
 struct JSONBodyWriter {
     private var buffer: ByteBuffer
     private var pending = Pending()

@@ -11,10 +11,10 @@ package enum JSONResponse {
     static let contentType = "application/json; charset=utf-8"
 
     /// Every JSON answer's headers, its length included, built fresh with room for exactly these
-    /// three. Shared headers (a `static let`) were one object every response of every thread took
-    /// a reference to, and then copied anyway when Hummingbird added the length to them; a
-    /// literal grows its storage to add it. Every name and value here is a literal or a short
-    /// string, so copying the fields in takes no reference at all.
+    /// three (a literal of two grows its storage to add the length). Not shared headers (a
+    /// `static let`): every response of every thread would take a reference to that one object,
+    /// and Hummingbird copies it anyway to add the length. Every name and value here is a literal
+    /// or a short string, so copying the fields in takes no reference at all.
     static func headers(contentLength: Int) -> HTTPFields {
         var fields = HTTPFields()
         fields.reserveCapacity(3)
