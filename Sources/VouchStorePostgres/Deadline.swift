@@ -9,13 +9,13 @@ import VouchStore
 /// and left to finish on its own; whatever it then does is not acknowledged to anyone. This is
 /// what bounds every request's wait on the database.
 ///
-/// Each operation used to start three tasks, one of them sleeping out the whole timeout: a
-/// `Task.sleep` that is cancelled early still leaves its timer with the runtime until it would
-/// have fired, so at a few thousand operations a second tens of thousands of timers were pending
-/// and a timer thread woke for each. Here an operation starts one task (the body, so that it can be
-/// abandoned) and registers its deadline; one watcher task looks at the registered deadlines every
-/// `resolution` while there are any, and sleeps without a timer while there are none. A deadline
-/// is therefore met within `resolution` after it passes.
+/// Not a sleeping task per operation: a `Task.sleep` that is cancelled early still leaves its
+/// timer with the runtime until it would have fired, so at a few thousand operations a second
+/// tens of thousands of timers would be pending, and a timer thread wakes for each. Here an
+/// operation starts one task (the body, so that it can be abandoned) and registers its deadline;
+/// one watcher task looks at the registered deadlines every `resolution` while there are any, and
+/// sleeps without a timer while there are none. A deadline is therefore met within `resolution`
+/// after it passes.
 final class DeadlineWatch: Sendable {
     /// How late after its deadline an operation may be given up at most.
     let resolution: Duration

@@ -145,10 +145,10 @@ enum PostgresMigrations {
             "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
             "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
         ]),
-        // A sign-in's write in one round trip: the statements `PostgresStore.createSession` sent one
-        // after another inside BEGIN … COMMIT (five or six round trips, each parsed and planned
-        // again), as one function whose statements PostgreSQL plans once per connection. Called as
-        // a single statement it is its own transaction: an exception undoes everything it wrote.
+        // A sign-in's write in one round trip: its statements as one function, which PostgreSQL
+        // plans once per connection, rather than five or six round trips inside BEGIN … COMMIT,
+        // each parsed and planned again. Called as a single statement it is its own transaction:
+        // an exception undoes everything it wrote.
         PostgresMigration(version: 3, statements: [
             """
             CREATE FUNCTION vouch_create_session(

@@ -19,9 +19,9 @@ extension PostgresStore {
     /// 3. The session is inserted, and the key's last verification marked when it is older than
     ///    `KeyRecord.lastVerifiedResolutionSeconds`.
     ///
-    /// The same statements sent one by one between BEGIN and COMMIT took five or six round trips,
-    /// each parsed and planned again by the server (docs/PERFORMANCE-JOURNAL.md, 2026-11-26, evening);
-    /// the call itself is prepared (`CreateSessionStatement`).
+    /// Sent one by one between BEGIN and COMMIT, the same statements would take five or six round
+    /// trips, each parsed and planned again by the server (docs/PERFORMANCE.md, "PostgreSQL"); the
+    /// call itself is prepared (`CreateSessionStatement`).
     public func createSession(_ session: NewSession) async throws -> UserRecord {
         try await single("createSession") { db in
             guard let row = try await db.rows(CreateSessionStatement(session: session)).first else {

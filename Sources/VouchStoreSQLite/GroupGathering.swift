@@ -10,9 +10,9 @@
 /// operation is still answered only after the commit that holds it.
 ///
 /// Since the committer is a write's own task (`SQLiteWorker`, "the baton"), the hold blocks that
-/// task's thread, a thread of Swift's pool, for at most `maximumWait`; it still paid over HTTP
-/// (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the baton"). Where the pool has one thread (one
-/// core) the writes it waits for could not even arrive while it holds, so there it never holds.
+/// task's thread, a thread of Swift's pool, for at most `maximumWait`; it still pays over HTTP
+/// (docs/PERFORMANCE.md, "The durable write"). Where the pool has one thread (one core) the
+/// writes it waits for could not even arrive while it holds, so there it never holds.
 public struct GroupGathering: Sendable, Equatable {
     /// The longest a group is held back.
     public var maximumWait: Duration
@@ -27,7 +27,6 @@ public struct GroupGathering: Sendable, Equatable {
     /// Commit at once.
     public static let none = GroupGathering(maximumWait: .zero, enough: 1)
     /// What `vouch serve` uses: a fifth of a millisecond at most, against sign-in latencies of a
-    /// few milliseconds under load (measured in docs/PERFORMANCE-JOURNAL.md, "2026-11-24, third
-    /// round", and with the baton on "2026-11-26, the baton").
+    /// few milliseconds under load (docs/PERFORMANCE.md, "The durable write").
     public static let standard = GroupGathering(maximumWait: .microseconds(200), enough: 16)
 }

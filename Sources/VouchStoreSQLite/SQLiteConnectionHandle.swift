@@ -5,12 +5,12 @@ import VouchStore
 /// `SQLiteWorker`'s queue is the only caller, which is what makes the unsynchronised state safe.
 ///
 /// Statements are prepared once (`SQLITE_PREPARE_PERSISTENT`) and reused: the sign-in path runs the
-/// same dozen statements for ever, and parsing them again was a measurable part of its cost.
+/// same dozen statements for ever, and parsing them again would be a measurable part of its cost.
 ///
 /// Its state is `@exclusivity(unchecked)`: Swift's dynamic check on a class's stored property
-/// (a look-up in a thread-local set of the accesses in progress, ~20 ns here) only ever catches
-/// two overlapping accesses on one thread, which no method here can make (none calls out while
-/// it reads or writes one), and it ran on every statement of every sign-in.
+/// (a look-up in a thread-local set of the accesses in progress) only ever catches two
+/// overlapping accesses on one thread, which no method here can make (none calls out while it
+/// reads or writes one), and it would run on every statement of every sign-in.
 final class SQLiteConnectionHandle {
     @exclusivity(unchecked) private var database: OpaquePointer?
     @exclusivity(unchecked) private var statements: [StatementKey: OpaquePointer] = [:]

@@ -14,8 +14,8 @@ import VouchStore
 public final class SQLiteStore: Store {
     /// How long a statement waits for another process's write lock before failing as unavailable.
     static let busyTimeoutMilliseconds = 5_000
-    /// How many sessions' look-ups `open` keeps in memory unless told otherwise: about 900 bytes
-    /// each with a full profile (measured), so about 14 MB at most.
+    /// How many sessions' look-ups `open` keeps in memory unless told otherwise (what that holds
+    /// at most: docs/OPERATIONS.md, "Caches").
     public static let defaultSessionCacheCapacity = 16_384
 
     let worker: SQLiteWorker

@@ -10,7 +10,7 @@ import VouchStore
 ///
 /// **Group commit.** Writes that must be durable (`transaction`) join a list, and one commit takes
 /// every write waiting at that moment in one `BEGIN IMMEDIATE … COMMIT`. With `synchronous=FULL`
-/// the commit's fsync is the dominant cost of a sign-in; a storm of sign-ins now shares it, and
+/// the commit's fsync is the dominant cost of a sign-in; a storm of sign-ins shares it, and
 /// still no operation is answered before the commit that holds it is on disk. An operation that
 /// throws leaves nothing behind and takes nothing of the others with it; a COMMIT that fails
 /// fails every operation of the group, which then has written nothing.
@@ -22,8 +22,8 @@ import VouchStore
 /// of them, whose task wakes to commit them all (it had to wake for its answer anyway), or puts
 /// it down when none wait. Under a storm a group is what arrived during one commit and the
 /// hand-over. The committer's thread is blocked for its commit, sync included (a pool thread, as
-/// an RSA verification occupies one); that is what a dedicated writer thread cost as a sleep and
-/// a wake-up for every group and its callers (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the baton").
+/// an RSA verification occupies one); a dedicated writer thread would cost a sleep and a wake-up
+/// for every group and its callers instead (docs/PERFORMANCE.md, "The durable write").
 final class SQLiteWorker: Sendable {
     /// The most operations one commit carries: bounds the latency a group adds to its first member.
     static let maximumGroupSize = 64
@@ -254,8 +254,8 @@ final class SQLiteWorker: Sendable {
     ///
     /// The committer sleeps once, until the write that makes the group big enough wakes it or the
     /// wait is over: no polling, so a held group costs the committer one sleep and one wake-up
-    /// whatever its wait (looking again every 50 µs cost a system call and two context switches
-    /// each time, and under a storm most groups are held).
+    /// whatever its wait (each look of a poll costs a system call and two context switches, and
+    /// under a storm most groups are held).
     private func gather() {
         guard gathering.maximumWait > .zero, poolThreads > 1, lastGroupSize.load(ordering: .relaxed) > 1 else { return }
         let enough = gathering.enough
@@ -425,8 +425,8 @@ private final class PendingWrite<T: Sendable>: GroupedOperation, @unchecked Send
     func handOver() { continuation?.resume(returning: .lead) }
 
     /// The value is moved, never copied, from `run` to its caller: a copy of a sign-in's result
-    /// (a user's record) is a retain and a release for each of its strings, and through the
-    /// generic `Result.map` and `get` it was copied twice more.
+    /// (a user's record) is a retain and a release for each of its strings, and a generic
+    /// `Result.map` and `get` on the way would copy it twice more.
     func finish(_ error: (any Error)?) {
         if let error {
             answer(throwing: error)

@@ -2,15 +2,15 @@
 /// the index of every session by its expiry, its key and its user (schema version 5).
 ///
 /// There is no index by user. One would put every sign-in's entry on a random page of a B-tree
-/// as large as the sessions: the one page a sign-in wrote alone, logged and later copied back
-/// into the database by itself, about a third of the durable write's CPU
-/// (docs/PERFORMANCE-JOURNAL.md, "2026-11-27, sessions by user"). Sessions made together expire
-/// together and their keys lead with the microsecond they were made, so the expiry index's
-/// entries append instead. What the user-wide operations pay for it: they read the index
-/// entries of every live session (`expires_at > now`, never an expired one) and test the user
-/// in the entry itself, fetching only that user's rows. They are an administrator's operations,
-/// rare next to sign-ins; docs/OPERATIONS.md gives their cost per live session. The count runs on
-/// the queued reader (`SQLiteStore.read(_:inline:_:)`), not inline on a pool thread.
+/// as large as the sessions: a page the sign-in writes alone, logged and later copied back into
+/// the database by itself, a large share of the durable write's CPU (docs/PERFORMANCE.md, "The
+/// durable write"). Sessions made together expire together and their keys lead with the
+/// microsecond they were made, so the expiry index's entries append instead. What the user-wide
+/// operations pay for it: they read the index entries of every live session (`expires_at > now`,
+/// never an expired one) and test the user in the entry itself, fetching only that user's rows.
+/// They are an administrator's operations, rare next to sign-ins; docs/OPERATIONS.md gives their
+/// cost per live session. The count runs on the queued reader (`SQLiteStore.read(_:inline:_:)`),
+/// not inline on a pool thread.
 ///
 /// Both statements bind `?1` the app, `?2` the user and `?3` now; a test holds their query plans
 /// to that index.

@@ -5,8 +5,7 @@ import VouchStore
 
 /// The users' rows as the writer's transactions last read or wrote them, so that a returning
 /// user's sign-in writes its session without first reading the user's row (the transaction's one
-/// read: two B-tree seeks and a row of strings decoded, about 1.5 µs of an ~18.5 µs durable write
-/// in `vouch-benchmark store`; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the writer's users").
+/// read: two B-tree seeks and a row of strings decoded; docs/PERFORMANCE.md, "The durable write").
 ///
 /// Unlike `SessionCache`, this one lives *inside* the transactions: it is read and changed only
 /// by code that runs on the writer connection within a write (`SQLiteStore.transaction` and
