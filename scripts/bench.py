@@ -17,9 +17,8 @@ every round; the ratios are to the mean of the two) and to one RSA verify.
 
 With --pairs N the durable sign-in is also measured in N short runs, each between two runs of the
 bare app as long, every ratio to the bare runs seconds away (with --rounds 0, only that); each
-pair's run has ~24 000 tokens a second of its own (the sign-in reached 19 500 a second here on
-2026-11-27, and its last pairs ran out of 20 000), and a warning says when a faster machine ran
-out of them.
+pair's run has ~24 000 tokens a second of its own, more than this machine signs in, and a warning
+says when a faster machine ran out of them.
 
 With --database the servers run on that database instead of SQLite (the database's own CPU is
 reported as well), and with --instances N that many `vouch serve` processes share it, each driven
@@ -609,8 +608,7 @@ def main():
         with_database = bool(arguments.database)
         for round_index in range(rounds):
             # Each round its own tokens, minted just before it: a server nonce lives ten minutes,
-            # so tokens minted for every round at once would expire before the last rounds ran
-            # (1.5 million took longer than that here, and their sign-ins were refused).
+            # so tokens minted for every round at once could expire before the last rounds ran.
             prepared = os.path.join(scratch, f"prepared-{round_index}")
             started = time.time()
             subprocess.run([bench, "prepare", "--server", bases[0], "--admin-token", admin,
@@ -682,9 +680,9 @@ HEADER = (f"{'what':26} {'served/s':>9} {'CPU µs/req':>10} {'db µs/req':>9} {'
 def bare_reference(results):
     """The round's bare request: the mean of the bare app measured first and last in the round.
 
-    The host's speed drifts within a round (the bare app alone has measured 30.1 and 40.6 µs a
-    request a minute apart); the mean of the two ends weighs the drift on the floor as it weighs
-    on the routes measured between them, where the first alone would not.
+    The host's speed drifts within a round, by as much as a third for the bare app alone; the
+    mean of the two ends weighs the drift on the floor as it weighs on the routes measured between
+    them, where the first alone would not.
     """
     bares = [result for result in results if result["name"] in (BARE, BARE_AGAIN)]
     return {"cpu_us": statistics.mean(result["cpu_us"] for result in bares),

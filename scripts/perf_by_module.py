@@ -9,7 +9,8 @@ START,END is the window `vouch-benchmark handler` prints for one measurement (it
 pair) and REQUESTS how many requests it made in it; perf's default sampling rate is 4 000 Hz, one
 sample a quarter of a millisecond of CPU. Each sample counts once, for the function it landed in,
 classed by the library or the Swift module that function belongs to: a profile in which no single
-function stands out (docs/PERFORMANCE-JOURNAL.md, 2026-11-26) still shows which layer the time is in.
+function stands out (docs/PERFORMANCE.md, "Where a sign-in's time goes") still shows which layer
+the time is in.
 """
 
 import argparse

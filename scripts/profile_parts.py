@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Splits a `bench.py --profile` recording of one measurement into the parts of a request that
-docs/PERFORMANCE-JOURNAL.md tabulates ("2026-11-25, later"), in microseconds per request.
+"""Splits a `bench.py --profile` recording of one measurement into the parts of a request (the
+event loops, RSA, the SQLite writer, SQLite reads, the token rules, Vouch's handling, Hummingbird's
+task and the rest: `PARTS` below), in microseconds per request.
 
     python3 scripts/profile_parts.py DIR/vouch-durable-sign-in 421.1
 

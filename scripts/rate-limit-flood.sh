@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The rate limiter under a flood of new client addresses (docs/PERFORMANCE-JOURNAL.md, "2026-11-26,
-# night"): builds `vouch` in release mode (in .build-release) and runs scripts/rate_limit_flood.py,
+# The rate limiter under a flood of new client addresses (docs/PERFORMANCE.md, "The request
+# path"): builds `vouch` in release mode (in .build-release) and runs scripts/rate_limit_flood.py,
 # the limiter off and on, alternating. Needs wrk (apt-get install wrk).
 #
 #   ./scripts/rate-limit-flood.sh [--seconds 10] [--pairs 2]

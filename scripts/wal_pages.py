@@ -10,10 +10,9 @@ Pages appended after that file was last checkpointed have no name yet: they are 
 "(new page)". Take the copy while the server is under load (`cp` is enough: only whole frames
 of the current generation are read) and the database afterwards.
 
-A sign-in whose rows append touches few pages a commit of its own (since schema version 5 there
-is no index by user, whose entry was the one page a sign-in wrote alone: docs/PERFORMANCE-JOURNAL.md,
-2026-11-27, sessions by user); keys that land at random within a range (a second's worth of
-sessions, say) show up here as many frames a commit for that B-tree (2026-11-25, night).
+A sign-in whose rows append touches few pages a commit of its own; keys that land at random
+within a range (a second's worth of sessions, say) show up here as many frames a commit for that
+B-tree (docs/PERFORMANCE.md, "The durable write").
 """
 import collections
 import sqlite3

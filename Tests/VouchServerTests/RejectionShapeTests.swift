@@ -7,8 +7,8 @@ import VouchTokens
 
 /// Defect 10: one rejection, one shape. A suspension is reported with the claim that names the
 /// user whether it was in place before the sign-in began or landed between the verification and
-/// the session's transaction. (A sign-in's verification no longer reads the suspension: the
-/// transaction decides both; the validation tool's policy still does, with the same claim.)
+/// the session's transaction. (A sign-in's verification does not read the suspension: the
+/// transaction decides both; the validation tool's policy does, with the same claim.)
 @Suite("Rejections have one shape, whatever the timing")
 struct RejectionShapeTests {
     @Test("a suspension that lands during a sign-in carries the same data as one in place before it")

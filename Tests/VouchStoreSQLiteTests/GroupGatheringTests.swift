@@ -137,7 +137,7 @@ struct GroupGatheringTests {
     }
 
     /// With nobody committing, a write commits on its own task's thread: no hop to another thread
-    /// and back (the store's former writer thread cost a wake-up per group and one per caller).
+    /// and back (a writer thread of its own would cost a wake-up per group and one per caller).
     @Test("a lone write is committed on the thread of the task that asked for it")
     func loneWriteCommitsInline() async throws {
         try await Self.withStore(.none) { store in
