@@ -17,7 +17,7 @@ enum TokenBenchmarks {
         let pair = try RSAKeyPair.generate()
         let providerID = UUID(), keyID = UUID(), appID = UUID(), applicationKey = UUID()
         let secret = (0..<32).map { UInt8($0) }
-        let context = BenchmarkContext(
+        let facts = BenchmarkFacts(
             key: LayerVerificationKey(id: keyID, providerID: providerID, status: .active, publicKey: pair.privateKey.publicKey),
             appID: appID,
             secret: RegistrationSecret(applicationKey: applicationKey, appID: appID, secret: secret))
@@ -37,7 +37,7 @@ enum TokenBenchmarks {
             }
         }
         let layerVerify = try await measure("Layer token: whole verify") {
-            _ = try await verifier.verify(layerToken, appID: appID, context: context, now: now)
+            _ = try await verifier.verify(layerToken, appID: appID, facts: facts, now: now)
         }
         let hmac = try await measure("HMAC-SHA256 (the primitive)") {
             var authenticator = HMAC<SHA256>(key: sinchKey)
@@ -45,7 +45,7 @@ enum TokenBenchmarks {
             _ = authenticator.finalize()
         }
         let sinchVerify = try await measure("Sinch token: whole verify") {
-            _ = try await verifier.verify(sinchToken, appID: appID, context: context, now: now)
+            _ = try await verifier.verify(sinchToken, appID: appID, facts: facts, now: now)
         }
         let parse = try await measure("Layer token: parse only (rules #1-#4)") {
             _ = try CompactJWS(parsing: layerToken)

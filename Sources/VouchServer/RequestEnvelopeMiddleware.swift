@@ -1,15 +1,11 @@
 import Hummingbird
 
 /// What Vouch does around every request, as one middleware: errors become PROTOCOL §2 answers
-/// (`ErrorAnswers`), sign-ins are counted by outcome and reason (`SignInCounting`), and every
-/// request is counted, timed and logged by route pattern and final status (`ServerMetrics`,
-/// `RequestLog`).
+/// (`ErrorAnswers`), and every request is counted, timed and logged by route pattern and final
+/// status (`ServerMetrics`, `RequestLog`).
 ///
-/// One middleware rather than four because each layer is an async call that copies the request
-/// and its context, and two read the clock again: in process, one in their place took about a
-/// quarter of a bare request off a `POST /nonces` (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, late
-/// morning"). The order of the four is kept: the sign-in count sees what the route threw, the
-/// request's count and log line see the answer that was sent.
+/// One middleware rather than three because each layer is an async call that copies the request
+/// and its context. The request's count and log line see the answer that was sent.
 struct RequestEnvelopeMiddleware: RouterMiddleware {
     typealias Context = VouchRequestContext
 
@@ -23,15 +19,10 @@ struct RequestEnvelopeMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        // A matched route's pattern is known before it runs; the router's "not found" answer
-        // names itself only once it has run, so the pattern is read again at the end.
-        let countsSignIn = SignInCounting.isSignIn(request, route: context.coreContext.endpointPath.value)
         let response: Response
         do {
             response = try await next(request, context)
-            if countsSignIn { SignInCounting.recordAccepted(in: metrics) }
         } catch {
-            if countsSignIn { SignInCounting.record(error, in: metrics) }
             response = try errors.response(for: error, request: request, context: context)
         }
         let elapsed = ContinuousClock.now - start

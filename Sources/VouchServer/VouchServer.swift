@@ -62,7 +62,7 @@ public enum VouchServer {
         let routes = RouteRegistrar(router: router, table: table)
         // The client API first: the router tries a path's first component against the routes'
         // in the order they were registered, and these are the ones a storm of clients calls.
-        ClientRoutes(authenticator: authenticator, rejections: rejections,
+        ClientRoutes(authenticator: authenticator, signIns: SignInRecorder(metrics: metrics, rejections: rejections),
                      rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
             .register(routes)
         MetricsRoute(metrics: metrics).register(routes)

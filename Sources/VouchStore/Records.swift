@@ -140,11 +140,14 @@ public struct SessionRecord: Sendable, Equatable {
 /// The single-use proof that a sign-in's nonce has not been used before, written in the same
 /// transaction as the session it admits.
 public enum NonceClaim: Sendable, Equatable {
-    /// A server-issued nonce (Layer profile), identified by its SHA-256; `expiresAt` is when the
-    /// nonce itself expires, after which the record may be purged (the nonce is then invalid anyway).
-    case serverNonce(hash: [UInt8], expiresAt: Int64)
+    /// A server-issued nonce (Layer profile), identified by its SHA-256 (`ServerNonceUse`).
+    case serverNonce(ServerNonceUse)
     /// A client-made nonce (Sinch profile), unique per app until `expiresAt` (the token's `exp`).
     case registrationNonce(appID: UUID, nonce: String, expiresAt: Int64)
+
+    public static func serverNonce(hash: [UInt8], expiresAt: Int64) -> NonceClaim {
+        .serverNonce(ServerNonceUse(hash: hash, expiresAt: expiresAt))
+    }
 }
 
 /// What to write when a sign-in succeeds.

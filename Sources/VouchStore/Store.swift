@@ -71,9 +71,10 @@ public protocol Store: Sendable {
     func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int
 
     // MARK: Sign-in
-    /// Everything a signed token's claims name (provider binding, nonce use, suspension), read
-    /// together: the one read a sign-in makes between its signature check and `createSession`.
-    func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding
+    /// Every fact a token's verdict reads (the app, the key or secret it names, its provider's
+    /// binding, its nonce's use, its user's suspension), as one operation: the one read a sign-in
+    /// makes before `createSession`.
+    func signInFacts(_ query: SignInFactsQuery) async throws -> SignInFacts
 
     // MARK: Sessions
     /// One transaction: records the nonce's use (throws `.nonceAlreadyUsed` if it was used, and

@@ -49,8 +49,8 @@ extension StoreConformance {
             #expect(try await store.session(tokenHash: old.tokenHash) == nil)
             for kept in seeded + [edge, recent, revoked] {
                 #expect(try await store.session(tokenHash: kept.tokenHash) != nil)
-                if case .serverNonce(let hash, let expiresAt) = kept.nonce, hash != pastNonce {
-                    #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt))
+                if case .serverNonce(let use) = kept.nonce, use.hash != pastNonce {
+                    #expect(try await store.serverNonceUsed(hash: use.hash, expiresAt: use.expiresAt))
                 }
             }
             #expect(try await store.user(appID: app.id, userID: "u") != nil)

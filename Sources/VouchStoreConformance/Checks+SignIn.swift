@@ -123,11 +123,11 @@ extension StoreConformance {
             // Nothing written: no session, nonce still unused, profile untouched.
             #expect(try await store.session(tokenHash: viaServerNonce.tokenHash) == nil)
             #expect(try await store.session(tokenHash: viaRegistration.tokenHash) == nil)
-            guard case .serverNonce(let hash, let expiresAt) = viaServerNonce.nonce else {
+            guard case .serverNonce(let use) = viaServerNonce.nonce else {
                 Issue.record("fixture should use a server nonce")
                 return
             }
-            #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt) == false)
+            #expect(try await store.serverNonceUsed(hash: use.hash, expiresAt: use.expiresAt) == false)
             #expect(try await store.registrationNonceSeen(appID: app.id, nonce: "r", now: t0) == false)
             #expect(try await store.user(appID: app.id, userID: "u") == suspended)
             #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 0)

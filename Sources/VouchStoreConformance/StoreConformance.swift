@@ -56,7 +56,7 @@ public struct StoreConformance: Sendable {
         Check(name: "createSession: suspended user refused and nothing written") { try await $0.suspendedUserSignIn() },
         Check(name: "createSession: duplicate token or unknown app rolls back the nonce") { try await $0.failedSignInRollsBack() },
         Check(name: "createSession: 20 concurrent sign-ins with one nonce, exactly one wins") { try await $0.concurrentSignInsWithOneNonce() },
-        Check(name: "signInStanding: answers what was asked, as the one-question reads do") { try await $0.signInStanding() },
+        Check(name: "signInFacts: answers what was asked, as the one-question reads do") { try await $0.signInFacts() },
     ]
 
     static let suspensionChecks: [Check] = [

@@ -12,43 +12,42 @@ import VouchStore
 // Each states its parameters' types, so that a NULL bound on a connection's first use cannot
 // leave a parameter's type to be guessed.
 
-/// `Store.signInStanding`: the claim questions as flags, and the app, the key and the
+/// `Store.signInFacts`: the claim questions as flags, and the app, the key and the
 /// registration secret as left-joined rows whose columns carry their table's prefix
 /// (`PrefixedRecordRow`). An unasked question binds NULL (false for the app), which matches no row.
-struct SignInStandingStatement: PostgresPreparedStatement {
-    static let name = "vouch_sign_in_standing_v1"
+struct SignInFactsStatement: PostgresPreparedStatement {
+    static let name = "vouch_sign_in_facts_v1"
     static let sql = """
         SELECT
           EXISTS (SELECT 1 FROM providers WHERE id = $1) AS provider_known,
           EXISTS (SELECT 1 FROM provider_apps WHERE provider_id = $1 AND app_id = $2) AS provider_bound,
           EXISTS (SELECT 1 FROM used_server_nonces WHERE hash = $3) AS nonce_used,
-          EXISTS (SELECT 1 FROM registration_nonces WHERE app_id = $4 AND nonce = $5 AND expires_at >= $6) AS nonce_seen,
-          COALESCE((SELECT suspended FROM users WHERE app_id = $2 AND user_id = $7), false) AS suspended,
+          EXISTS (SELECT 1 FROM registration_nonces WHERE app_id = $2 AND nonce = $4 AND expires_at >= $5) AS nonce_seen,
+          COALESCE((SELECT suspended FROM users WHERE app_id = $2 AND user_id = $6), false) AS suspended,
           \(PrefixedRecordRow.columns(AppRecord.postgresColumns, of: "a", as: "app")),
           \(PrefixedRecordRow.columns(KeyRecord.postgresColumns, of: "k", as: "key")),
           \(PrefixedRecordRow.columns(RegistrationSecretRecord.postgresColumns, of: "r", as: "secret"))
         FROM (VALUES (1)) AS one
-        LEFT JOIN apps a ON $8 AND a.id = $2
-        LEFT JOIN provider_keys k ON k.id = $9
-        LEFT JOIN registration_secrets r ON r.application_key = $10
+        LEFT JOIN apps a ON $7 AND a.id = $2
+        LEFT JOIN provider_keys k ON k.id = $8
+        LEFT JOIN registration_secrets r ON r.application_key = $9
         """
-    static let bindingDataTypes: [PostgresDataType] = [.uuid, .uuid, .bytea, .uuid, .text, .int8, .text, .bool, .uuid, .uuid]
+    static let bindingDataTypes: [PostgresDataType] = [.uuid, .uuid, .bytea, .text, .int8, .text, .bool, .uuid, .uuid]
     typealias Row = PostgresRow
 
-    let questions: SignInQuestions
+    let query: SignInFactsQuery
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 10)
-        bindings.append(questions.providerID)
-        bindings.append(questions.appID)
-        bindings.append(questions.serverNonce?.hash.bytea)
-        bindings.append(questions.registrationNonceAppID ?? questions.appID)
-        bindings.append(questions.registrationNonce)
-        bindings.append(questions.now)
-        bindings.append(questions.userID)
-        bindings.append(questions.includesApp)
-        bindings.append(questions.keyID)
-        bindings.append(questions.applicationKey)
+        var bindings = PostgresBindings(capacity: 9)
+        bindings.append(query.providerID)
+        bindings.append(query.appID)
+        bindings.append(query.serverNonce?.hash.bytea)
+        bindings.append(query.registrationNonce)
+        bindings.append(query.now)
+        bindings.append(query.userID)
+        bindings.append(query.includesApp)
+        bindings.append(query.keyID)
+        bindings.append(query.applicationKey)
         return bindings
     }
 }
@@ -73,9 +72,9 @@ struct CreateSessionStatement: PostgresPreparedStatement {
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 16)
         switch session.nonce {
-        case .serverNonce(let hash, let expiresAt):
-            bindings.append(hash.bytea)
-            bindings.append(expiresAt)
+        case .serverNonce(let use):
+            bindings.append(use.hash.bytea)
+            bindings.append(use.expiresAt)
             bindings.append(UUID?.none)
             bindings.append(String?.none)
             bindings.append(Int64?.none)

@@ -3,12 +3,10 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
-    /// Every question in one prepared statement, one round trip (`SignInStandingStatement`). The
-    /// app, the key and the registration secret were three more statements on the same
-    /// connection, a round trip each.
-    public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
-        let row = try await single("signInStanding") { db in
-            guard let row = try await db.rows(SignInStandingStatement(questions: questions)).first else {
+    /// Every question in one prepared statement, one round trip (`SignInFactsStatement`).
+    public func signInFacts(_ query: SignInFactsQuery) async throws -> SignInFacts {
+        let row = try await single("signInFacts") { db in
+            guard let row = try await db.rows(SignInFactsStatement(query: query)).first else {
                 throw StoreError.unavailable("sign-in lookup returned no row")
             }
             let record = PostgresRecordRow(row)
@@ -22,14 +20,14 @@ extension PostgresStore {
                     key: try key.isPresent() ? KeyRecord(row: key) : nil,
                     secret: try secret.isPresent() ? RegistrationSecretRecord(row: secret) : nil)
         }
-        var standing = SignInStanding()
-        if questions.providerID != nil { standing.provider = row.bound ? .bound : (row.known ? .notBound : .unknown) }
-        if questions.serverNonce != nil { standing.serverNonceUsed = row.nonceUsed }
-        if questions.registrationNonce != nil { standing.registrationNonceSeen = row.nonceSeen }
-        if questions.userID != nil { standing.userSuspended = row.suspended }
-        standing.app = row.app
-        standing.key = row.key
-        standing.registrationSecret = row.secret
-        return standing
+        var facts = SignInFacts()
+        if query.providerID != nil { facts.providerBinding = row.bound ? .bound : (row.known ? .notBound : .unknownProvider) }
+        if query.serverNonce != nil { facts.serverNonceUsed = row.nonceUsed }
+        if query.registrationNonce != nil { facts.registrationNonceSeen = row.nonceSeen }
+        if query.userID != nil { facts.userSuspended = row.suspended }
+        facts.app = row.app
+        facts.key = row.key
+        facts.registrationSecret = row.secret
+        return facts
     }
 }

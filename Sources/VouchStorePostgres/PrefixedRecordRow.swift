@@ -2,7 +2,7 @@ import Foundation
 import VouchStore
 
 /// One table's row inside a wider result row, its columns named `prefix.column`: how a single
-/// statement returns several records of different tables (`signInStanding`'s app, key and
+/// statement returns several records of different tables (`signInFacts`'s app, key and
 /// secret) that the shared decoders (`RowDecodable`) then read by their usual column names.
 struct PrefixedRecordRow: RecordRow {
     let base: PostgresRecordRow

@@ -69,10 +69,10 @@ final class CatalogueCache: Sendable {
     /// Built and returned inside the lock's closure: built outside it, the closure captured both
     /// values and they were copied on the way out, a reference to each kept record's strings (which
     /// every sign-in shares) taken and dropped again.
-    func answer(_ questions: SignInQuestions) -> (remaining: SignInQuestions, kept: SignInStanding, ticket: Ticket) {
+    func answer(_ questions: SignInFactsQuery) -> (remaining: SignInFactsQuery, kept: SignInFacts, ticket: Ticket) {
         state.withLock { state in
             var remaining = questions
-            var kept = SignInStanding()
+            var kept = SignInFacts()
             guard capacity > 0 else { return (remaining, kept, Ticket(generation: state.generation)) }
             if questions.includesApp, let app = state.apps[questions.appID] {
                 kept.app = app
@@ -84,7 +84,7 @@ final class CatalogueCache: Sendable {
             }
             if let providerID = questions.providerID,
                state.bindings.contains(Binding(providerID: providerID, appID: questions.appID)) {
-                kept.provider = .bound
+                kept.providerBinding = .bound
                 remaining.providerID = nil
             }
             if let applicationKey = questions.applicationKey, let secret = state.secrets[applicationKey] {
@@ -97,7 +97,7 @@ final class CatalogueCache: Sendable {
 
     /// Keeps the catalogue rows found by a read of `asked`, unless something was invalidated since
     /// `ticket` was taken.
-    func keep(_ read: SignInStanding, asked: SignInQuestions, since ticket: Ticket) {
+    func keep(_ read: SignInFacts, asked: SignInFactsQuery, since ticket: Ticket) {
         guard capacity > 0 else { return }
         state.withLock { state in
             guard state.generation == ticket.generation else { return }
@@ -107,7 +107,7 @@ final class CatalogueCache: Sendable {
                 state.keys[key.id] = key
                 state.keyMarks[key.id] = key.lastVerifiedAt
             }
-            if let providerID = asked.providerID, read.provider == .bound {
+            if let providerID = asked.providerID, read.providerBinding == .bound {
                 state.bindings.insert(Binding(providerID: providerID, appID: asked.appID))
             }
             if let secret = read.registrationSecret { state.secrets[secret.applicationKey] = secret }

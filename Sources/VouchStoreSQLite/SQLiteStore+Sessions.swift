@@ -90,8 +90,8 @@ extension SQLiteStore {
     /// Whether `claim` would refuse the nonce, without recording anything.
     private static func isUsed(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws -> Bool {
         switch nonce {
-        case .serverNonce(let hash, let expiresAt):
-            try SQLiteNonceUse.serverNonceUsed(hash: hash, expiresAt: expiresAt, db)
+        case .serverNonce(let use):
+            try SQLiteNonceUse.serverNonceUsed(hash: use.hash, expiresAt: use.expiresAt, db)
         case .registrationNonce(let appID, let nonce, _):
             try SQLiteNonceUse.registrationNonceSeen(appID: appID, nonce: nonce, now: now, db)
         }
@@ -108,10 +108,10 @@ extension SQLiteStore {
     private static func claim(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws {
         let claimed: Int
         switch nonce {
-        case .serverNonce(let hash, let expiresAt):
+        case .serverNonce(let use):
             claimed = try db.changes(
                 "INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?) ON CONFLICT (expires_at, hash) DO NOTHING",
-                [.int64(expiresAt), .bytes(hash)])
+                [.int64(use.expiresAt), .bytes(use.hash)])
         case .registrationNonce(let appID, let nonce, let expiresAt):
             claimed = try db.changes(
                 """

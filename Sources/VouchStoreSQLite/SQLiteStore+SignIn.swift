@@ -7,56 +7,56 @@ extension SQLiteStore {
     /// (a sign-in leaves the nonce's use and the user's suspension to its session's transaction,
     /// so with its catalogue rows kept it asks nothing). A nonce's use and a user's suspension,
     /// when asked, are always read.
-    public func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
-        let (remaining, kept, ticket) = catalogueCache.answer(questions)
+    public func signInFacts(_ query: SignInFactsQuery) async throws -> SignInFacts {
+        let (remaining, kept, ticket) = catalogueCache.answer(query)
         // A storm's sign-in: everything it asks is kept, and the answer is the cache's as it is.
         guard remaining.asksAnything else { return kept }
-        var standing = try await readStanding(remaining)
-        catalogueCache.keep(standing, asked: remaining, since: ticket)
-        if let app = kept.app { standing.app = app }
-        if let key = kept.key { standing.key = key }
-        if let provider = kept.provider { standing.provider = provider }
-        if let secret = kept.registrationSecret { standing.registrationSecret = secret }
-        return standing
+        var facts = try await readFacts(remaining)
+        catalogueCache.keep(facts, asked: remaining, since: ticket)
+        if let app = kept.app { facts.app = app }
+        if let key = kept.key { facts.key = key }
+        if let binding = kept.providerBinding { facts.providerBinding = binding }
+        if let secret = kept.registrationSecret { facts.registrationSecret = secret }
+        return facts
     }
 
     /// Every question in one read: one snapshot for the whole lot.
-    private func readStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
-        try await read("signInStanding") { db in
-            var standing = SignInStanding()
-            if let providerID = questions.providerID {
+    private func readFacts(_ query: SignInFactsQuery) async throws -> SignInFacts {
+        try await read("signInFacts") { db in
+            var facts = SignInFacts()
+            if let providerID = query.providerID {
                 let row = try db.rows(
                     """
                     SELECT EXISTS (SELECT 1 FROM providers WHERE id = ?1) AS known,
                            EXISTS (SELECT 1 FROM provider_apps WHERE provider_id = ?1 AND app_id = ?2) AS bound
                     """,
-                    [.uuid(providerID), .uuid(questions.appID)]).first
-                standing.provider = try row?.bool("bound") == true ? .bound : (try row?.bool("known") == true ? .notBound : .unknown)
+                    [.uuid(providerID), .uuid(query.appID)]).first
+                facts.providerBinding = try row?.bool("bound") == true ? .bound : (try row?.bool("known") == true ? .notBound : .unknownProvider)
             }
-            if let nonce = questions.serverNonce {
-                standing.serverNonceUsed = try SQLiteNonceUse.serverNonceUsed(hash: nonce.hash, expiresAt: nonce.expiresAt, db)
+            if let nonce = query.serverNonce {
+                facts.serverNonceUsed = try SQLiteNonceUse.serverNonceUsed(hash: nonce.hash, expiresAt: nonce.expiresAt, db)
             }
-            if let nonce = questions.registrationNonce {
-                standing.registrationNonceSeen = try SQLiteNonceUse.registrationNonceSeen(
-                    appID: questions.registrationNonceAppID ?? questions.appID, nonce: nonce, now: questions.now, db)
+            if let nonce = query.registrationNonce {
+                facts.registrationNonceSeen = try SQLiteNonceUse.registrationNonceSeen(
+                    appID: query.appID, nonce: nonce, now: query.now, db)
             }
-            if let userID = questions.userID {
-                standing.userSuspended = try db.rows(
-                    "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?", [.uuid(questions.appID), .text(userID)]
+            if let userID = query.userID {
+                facts.userSuspended = try db.rows(
+                    "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?", [.uuid(query.appID), .text(userID)]
                 ).first?.bool("suspended") ?? false
             }
-            if questions.includesApp {
-                standing.app = try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(questions.appID)]).first.map(AppRecord.init(row:))
+            if query.includesApp {
+                facts.app = try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(query.appID)]).first.map(AppRecord.init(row:))
             }
-            if let keyID = questions.keyID {
-                standing.key = try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(keyID)]).first.map(KeyRecord.init(row:))
+            if let keyID = query.keyID {
+                facts.key = try db.rows("SELECT * FROM provider_keys WHERE id = ?", [.uuid(keyID)]).first.map(KeyRecord.init(row:))
             }
-            if let applicationKey = questions.applicationKey {
-                standing.registrationSecret = try db.rows(
+            if let applicationKey = query.applicationKey {
+                facts.registrationSecret = try db.rows(
                     "SELECT * FROM registration_secrets WHERE application_key = ?", [.uuid(applicationKey)]
                 ).first.map(RegistrationSecretRecord.init(row:))
             }
-            return standing
+            return facts
         }
     }
 }

@@ -3,24 +3,17 @@ import VouchProtocol
 /// Collects broken rules while a policy runs.
 ///
 /// In `.firstOnly` mode (`POST /sessions`) adding a finding stops the evaluation at once, so
-/// nothing after the first broken rule runs: in particular no lookup based on the claims runs
-/// for a token whose signature failed. In `.all` mode (the validation tool) evaluation goes on
-/// and reports everything it can still check without trusting the unverified claims.
+/// nothing after the first broken rule runs. In `.all` mode (the validation tool) evaluation goes
+/// on and reports everything it can still check without trusting the unverified claims.
 struct Findings {
     enum Mode {
         case firstOnly
         case all
     }
 
-    /// Why a policy stopped before its end. Typed, so that stopping at the first broken rule is an
-    /// ordinary return rather than an error to be cast, and a failed lookup (the database is
-    /// down: no verdict at all) cannot be mistaken for a broken rule.
-    enum Stop: Error {
-        /// `.firstOnly` mode found its finding.
-        case ruleBroken
-        /// The verification context failed; carries its error.
-        case lookupFailed(any Error)
-    }
+    /// `.firstOnly` mode found its finding. Typed, so that stopping at the first broken rule is an
+    /// ordinary return rather than an error to be cast.
+    struct Stop: Error {}
 
     let mode: Mode
     private(set) var rejections: [TokenRejection] = []
@@ -29,7 +22,7 @@ struct Findings {
 
     mutating func add(_ rejection: TokenRejection) throws(Stop) {
         rejections.append(rejection)
-        if mode == .firstOnly { throw .ruleBroken }
+        if mode == .firstOnly { throw Stop() }
     }
 
     mutating func add(_ reason: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil) throws(Stop) {

@@ -20,19 +20,34 @@ struct LayerPolicy {
     let now: Int64
     let leeway: Int64
 
-    func evaluate(context: some VerificationContext, findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
+    /// What the token names (`plan`'s part for this profile), and the first rule that needs no
+    /// look-up (#5–#8) it breaks.
+    static func plan(_ plan: inout TokenPlan, jws: CompactJWS) {
+        let kid = jws.header["kid"]?.stringValue
+        var findings = Findings(mode: .firstOnly)
+        do throws(Findings.Stop) {
+            try headerRules.check(jws.header, &findings)
+            if let kid { _ = try resolveKeyID(kid, &findings) }
+        } catch {
+            plan.settled = findings.ordered.first
+        }
+        // Named even when settled: the validation tool reports every rule, and asks for these.
+        var unjudged = Findings(mode: .all)
+        plan.keyID = kid.flatMap { try? resolveKeyID($0, &unjudged) }
+        func text(_ name: String) -> String? { jws.claims[name]?.stringValue }
+        plan.providerID = text("iss").flatMap(LayerID.parseProvider)
+        plan.serverNonce = text("nce")
+        plan.userID = text("prn")
+    }
+
+    func evaluate(_ facts: VerificationFacts, findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
         // #5–#7
         try Self.headerRules.check(jws.header, &findings)
 
         // #8–#11: the key named in `kid`.
         var key: LayerVerificationKey?
-        if let kid = jws.header["kid"]?.stringValue, let keyID = try resolveKeyID(kid, &findings) {
-            do {
-                try await context.prepare(lookupPlan(keyID: keyID))
-                key = try await context.layerKey(id: keyID)
-            } catch {
-                throw .lookupFailed(error)
-            }
+        if let kid = jws.header["kid"]?.stringValue, let keyID = try Self.resolveKeyID(kid, &findings) {
+            key = facts.layerKey.flatMap { $0.id == keyID ? $0 : nil }
             switch key?.status {
             case nil: try findings.add(.keyNotFound, param: "kid")
             case .deleted: try findings.add(.keyDeleted, param: "kid")
@@ -61,35 +76,25 @@ struct LayerPolicy {
         identity.lastName = try rules.checkText("last_name", usable: usable, maximumBytes: Self.maximumNameBytes, allowEmpty: true, &findings)
         identity.avatarURL = try rules.checkText("avatar_url", usable: usable, maximumBytes: Self.maximumAvatarURLBytes, allowEmpty: true, &findings)
 
-        // Lookups by claim happen only for a signed token, all in one question to the context;
-        // they come before #18 because #16–#17 rank before the time rules.
+        // The facts that claims name are believed only for a signed token; #16–#17 rank before
+        // the time rules.
         guard signatureHolds, let key else {
             try TimeRules(now: now, leeway: leeway).check(issuedAt: issuedAt, expiresAt: expiresAt, &findings)
             return nil
         }
-        // #16: only now is `iss` believed, and it must be the key's provider.
-        var questions = ClaimQuestions(appID: appID, serverNonce: nonce, userID: userID)
+
+        // #16–#17: only now is `iss` believed, and it must name the key's provider.
+        var providerID: UUID?
         if let issuer = rules.string("iss") {
-            if let providerID = LayerID.parseProvider(issuer), providerID == key.providerID {
-                questions.providerID = providerID
+            if let named = LayerID.parseProvider(issuer), named == key.providerID {
+                switch facts.providerBinding ?? .unknownProvider {
+                case .unknownProvider: try findings.add(.providerNotFound, claim: "iss")
+                case .notBound: try findings.add(.providerNotBoundToApp, claim: "iss")
+                case .bound: providerID = named
+                }
             } else {
                 try findings.add(.providerNotFound, claim: "iss")
             }
-        }
-        let standing: ClaimStanding
-        do {
-            standing = try await context.claimStanding(questions, now: now)
-        } catch {
-            throw .lookupFailed(error)
-        }
-
-        // #16–#17
-        var providerID: UUID?
-        switch standing.providerBinding {
-        case .unknownProvider?: try findings.add(.providerNotFound, claim: "iss")
-        case .notBound?: try findings.add(.providerNotBoundToApp, claim: "iss")
-        case .bound?: providerID = questions.providerID
-        case nil: break
         }
 
         // #18–#19
@@ -97,26 +102,27 @@ struct LayerPolicy {
 
         // #21, #23
         if nonce != nil {
-            switch standing.serverNonce ?? .unknown {
+            switch facts.serverNonce ?? .unknown {
             case .usable:
                 break
-            case .unknown, .used:
+            case .unknown:
                 try findings.add(.nonceNotFound, claim: "nce")
+            case .used:
+                try findings.add(TokenProfile.layer.usedNonceRejection)
             case .boundToAnotherApp:
                 try findings.add(.nonceNotFound, claim: "nce", hint: "The nonce was requested for another app "
                     + "(POST /nonces with a different app_id); request one for this app.")
             }
         }
-        if standing.userSuspended == true {
-            try findings.add(.userSuspended, claim: "prn")
+        if facts.userSuspended == true {
+            try findings.add(TokenProfile.layer.suspendedUserRejection)
         }
 
         guard findings.isEmpty, let providerID, let userID, let nonce, let issuedAt, let expiresAt else {
             return nil
         }
         return VerifiedToken(profile: .layer, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
-                             identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil,
-                             serverNonceUse: standing.serverNonceUse)
+                             identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil)
     }
 
     static let headerRules = HeaderRules(parameters: [
@@ -137,17 +143,9 @@ struct LayerPolicy {
         .init(name: "avatar_url", kind: .string, required: false),
     ]
 
-    /// What the look-ups below will ask if the claims are well-formed and `iss` names the key's
-    /// provider, read from the claims before any rule has judged them.
-    private func lookupPlan(keyID: UUID) -> LookupPlan {
-        func text(_ name: String) -> String? { jws.claims[name]?.stringValue }
-        return LookupPlan(layerKeyID: keyID, claims: ClaimQuestions(
-            appID: appID, providerID: text("iss").flatMap(LayerID.parseProvider), serverNonce: text("nce"), userID: text("prn")))
-    }
-
     /// #8/#9: `layer:///keys/<uuid>` or a bare UUID. A `layer:///keys/` prefix with anything but a
     /// UUID after it is malformed; anything else (paths, SQL, other schemes) names no key.
-    private func resolveKeyID(_ kid: String, _ findings: inout Findings) throws(Findings.Stop) -> UUID? {
+    private static func resolveKeyID(_ kid: String, _ findings: inout Findings) throws(Findings.Stop) -> UUID? {
         if let rest = kid.bytesAfterPrefix(LayerID.keyPrefix) {
             guard let id = LayerID.parseUUID(rest) else {
                 try findings.add(.keyMalformed, param: "kid")

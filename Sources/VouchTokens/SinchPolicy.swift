@@ -20,26 +20,37 @@ struct SinchPolicy {
     let leeway: Int64
     let dailyKeys: SinchDailyKeys
 
-    func evaluate(context: some VerificationContext, findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
+    /// What the token names (`plan`'s part for this profile), and the first rule that needs no
+    /// look-up (#5–#8, and #9's form of `iss`) it breaks.
+    static func plan(_ plan: inout TokenPlan, jws: CompactJWS) {
+        var findings = Findings(mode: .firstOnly)
+        do throws(Findings.Stop) {
+            try headerRules.check(jws.header, &findings)
+            try checkKIDForm(jws, &findings)
+            try applicationKey(jws, &findings)
+        } catch {
+            plan.settled = findings.ordered.first
+        }
+        // Named even when settled: the validation tool reports every rule, and asks for these.
+        var unjudged = Findings(mode: .all)
+        plan.applicationKey = try? applicationKey(jws, &unjudged)
+        plan.registrationNonce = jws.claims["nonce"]?.stringValue
+        if let subject = jws.claims["sub"]?.stringValue, let issuer = jws.claims["iss"]?.stringValue {
+            plan.userID = try? userID(subject: subject, issuer: issuer)
+        }
+    }
+
+    func evaluate(_ facts: VerificationFacts, findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
         // #5–#7 (`typ` is optional here, but must name a JWT when present)
         try Self.headerRules.check(jws.header, &findings)
 
         // #8: the profile was chosen because `kid` starts with `hkdfv1-`; the rest must be a date.
-        let kidDate = jws.header["kid"]?.stringValue.flatMap(SinchSigningKey.date(fromKID:))
-        if kidDate == nil { try findings.add(.keyMalformed, param: "kid", hint: "`kid` must be `hkdfv1-YYYYMMDD`") }
+        let kidDate = try Self.checkKIDForm(jws, &findings)
 
         // #9: the secret named by `iss`, and a `kid` date the server accepts.
         var secret: RegistrationSecret?
-        var plan: LookupPlan?
-        if let applicationKey = try applicationKey(&findings) {
-            let lookupPlan = lookupPlan(applicationKey: applicationKey)
-            plan = lookupPlan
-            do {
-                try await context.prepare(lookupPlan)
-                secret = try await context.registrationSecret(applicationKey: applicationKey)
-            } catch {
-                throw .lookupFailed(error)
-            }
+        if let applicationKey = try Self.applicationKey(jws, &findings) {
+            secret = facts.registrationSecret.flatMap { $0.applicationKey == applicationKey ? $0 : nil }
             if secret == nil { try findings.add(.keyNotFound, claim: "iss", hint: "unknown application key") }
         }
         if let kidDate { try checkKIDDate(kidDate, &findings) }
@@ -59,7 +70,14 @@ struct SinchPolicy {
         let expiresAt = try rules.time("exp", usable: usable, &findings)
         _ = try rules.time("sinch:rtc:instance:exp", usable: usable, &findings)
         let nonce = try rules.checkText("nonce", usable: usable, maximumBytes: Self.maximumNonceBytes, &findings)
-        let userID = try userID(usable: usable, planned: plan?.claims.userID, &findings)
+        var userID: String?
+        if let subject = usable["sub"]?.stringValue, let issuer = usable["iss"]?.stringValue {
+            do {
+                userID = try Self.userID(subject: subject, issuer: issuer)
+            } catch {
+                try findings.add(error)
+            }
+        }
 
         // #17 (#16 has no Sinch analogue: the application key was found at #9)
         if signatureHolds, let secret, secret.appID != appID {
@@ -72,27 +90,18 @@ struct SinchPolicy {
             try findings.add(.ttlTooShort, claim: "exp", hint: "`exp − iat` must be at least \(Self.minimumTTL) s")
         }
 
-        // #22, #23: lookups by claim, only for a signed token, in one question to the context.
+        // #22, #23: facts named by claims, believed only for a signed token.
         guard signatureHolds, let secret else { return nil }
-        let questions = ClaimQuestions(
-            appID: appID, registrationNonce: nonce.map { .init(appID: secret.appID, nonce: $0) }, userID: userID)
-        let standing: ClaimStanding
-        do {
-            standing = try await context.claimStanding(questions, now: now)
-        } catch {
-            throw .lookupFailed(error)
+        if nonce != nil, facts.registrationNonceSeen == true {
+            try findings.add(TokenProfile.sinch.usedNonceRejection)
         }
-        if standing.registrationNonceSeen == true {
-            try findings.add(.nonceReplayed, claim: "nonce")
-        }
-        if standing.userSuspended == true {
-            try findings.add(.userSuspended, claim: "sub")
+        if userID != nil, facts.userSuspended == true {
+            try findings.add(TokenProfile.sinch.suspendedUserRejection)
         }
 
         guard findings.isEmpty, let userID, let nonce, let issuedAt, let expiresAt else { return nil }
         return VerifiedToken(profile: .sinch, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
-                             identity: IdentityClaims(), providerID: nil, keyID: nil, applicationKey: secret.applicationKey,
-                             serverNonceUse: nil)
+                             identity: IdentityClaims(), providerID: nil, keyID: nil, applicationKey: secret.applicationKey)
     }
 
     static let headerRules = HeaderRules(parameters: [
@@ -111,28 +120,25 @@ struct SinchPolicy {
 
     /// #9 via `iss`: `//rtc.sinch.com/applications/<application key>`. A missing or malformed `iss`
     /// names no secret, which in this profile is the same as an unknown `kid`.
-    private func applicationKey(_ findings: inout Findings) throws(Findings.Stop) -> UUID? {
+    @discardableResult
+    private static func applicationKey(_ jws: CompactJWS, _ findings: inout Findings) throws(Findings.Stop) -> UUID? {
         // The key is read in place after the (ASCII) prefix: no string is made of it.
-        let prefixCount = Self.issuerPrefix.utf8.count
-        guard let issuer = jws.claims["iss"]?.stringValue, issuer.bytesHavePrefix(Self.issuerPrefix),
+        let prefixCount = issuerPrefix.utf8.count
+        guard let issuer = jws.claims["iss"]?.stringValue, issuer.bytesHavePrefix(issuerPrefix),
               let key = issuer.utf8.withContiguousStorageIfAvailable({ LayerID.parseUUID(utf8: UnsafeBufferPointer(rebasing: $0[prefixCount...])) })
                 ?? LayerID.parseUUID(Substring(issuer.utf8.dropFirst(prefixCount))) else {
-            try findings.add(.keyNotFound, claim: "iss", hint: "`iss` must be `\(Self.issuerPrefix)<application key>`")
+            try findings.add(.keyNotFound, claim: "iss", hint: "`iss` must be `\(issuerPrefix)<application key>`")
             return nil
         }
         return key
     }
 
-    /// What the look-ups below will ask if the claims are well-formed and the secret is the
-    /// request's app's, read from the claims before any rule has judged them.
-    private func lookupPlan(applicationKey: UUID) -> LookupPlan {
-        let nonce = jws.claims["nonce"]?.stringValue
-        var userID: String?
-        if let subject = jws.claims["sub"]?.stringValue, let issuer = jws.claims["iss"]?.stringValue {
-            userID = subject.bytesDroppingPrefix(issuer)?.bytesDroppingPrefix("/users/").flatMap { Self.isValidUserID($0) ? $0 : nil }
-        }
-        return LookupPlan(applicationKey: applicationKey, claims: ClaimQuestions(
-            appID: appID, registrationNonce: nonce.map { .init(appID: appID, nonce: $0) }, userID: userID))
+    /// #8: `hkdfv1-` and a date, the date returned.
+    @discardableResult
+    private static func checkKIDForm(_ jws: CompactJWS, _ findings: inout Findings) throws(Findings.Stop) -> CivilDate? {
+        let kidDate = jws.header["kid"]?.stringValue.flatMap(SinchSigningKey.date(fromKID:))
+        if kidDate == nil { try findings.add(.keyMalformed, param: "kid", hint: "`kid` must be `hkdfv1-YYYYMMDD`") }
+        return kidDate
     }
 
     /// #9 via the `kid` date: calendar dates, not a 24-hour window.
@@ -149,18 +155,12 @@ struct SinchPolicy {
     }
 
     /// #15 for `sub`: it must be `iss` + `/users/` + a user id of 1…255 bytes of `[A-Za-z0-9_=-]`.
-    /// `planned` is what the look-up plan derived from the same two claims by the same rule: when
-    /// it found a valid user id there is nothing to derive again.
-    private func userID(usable: UsableClaims, planned: String?, _ findings: inout Findings) throws(Findings.Stop) -> String? {
-        guard let subject = usable["sub"]?.stringValue, let issuer = usable["iss"]?.stringValue else { return nil }
-        if let planned { return planned }
+    private static func userID(subject: String, issuer: String) throws(TokenRejection) -> String {
         guard let userID = subject.bytesDroppingPrefix(issuer)?.bytesDroppingPrefix("/users/") else {
-            try findings.add(.claimWrongValue, claim: "sub", hint: "`sub` must be `iss` followed by `/users/<user id>`")
-            return nil
+            throw TokenRejection(.claimWrongValue, claim: "sub", hint: "`sub` must be `iss` followed by `/users/<user id>`")
         }
-        guard Self.isValidUserID(userID) else {
-            try findings.add(.claimWrongValue, claim: "sub", hint: "the user id must be 1…255 characters of A–Z a–z 0–9 _ = -")
-            return nil
+        guard isValidUserID(userID) else {
+            throw TokenRejection(.claimWrongValue, claim: "sub", hint: "the user id must be 1…255 characters of A–Z a–z 0–9 _ = -")
         }
         return userID
     }

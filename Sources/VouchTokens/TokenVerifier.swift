@@ -1,11 +1,13 @@
 import Foundation
 import VouchProtocol
 
-/// The strict verifier of both token profiles (PROTOCOL §5).
+/// The strict verifier of both token profiles (PROTOCOL §5), in three steps after
+/// apple/swift-certificates' `VerifierPolicy`: `plan` reads what the token names, the caller looks
+/// up those facts in one go, and `verdict` judges the token against them.
 ///
-/// It does no I/O and reads no clock: the world comes in through a `VerificationContext` and the
-/// time through `now`, so the same token gives the same verdict in a test at any instant as in
-/// the server.
+/// The verdict does no I/O and reads no clock: the world comes in as `VerificationFacts` and the
+/// time as `now`, so the same token gives the same verdict in a test at any instant as in the
+/// server.
 public struct TokenVerifier: Sendable {
     /// Tolerance for clock skew between the token's minter and the server, for `exp` and `iat`.
     public var leewaySeconds: Int64
@@ -17,70 +19,92 @@ public struct TokenVerifier: Sendable {
     /// Daily Sinch keys derived so far, shared by copies of this verifier.
     let sinchDailyKeys = SinchDailyKeys()
 
-    /// Judges a token for a sign-in to `appID`.
-    ///
-    /// - Returns: `.verified` with what the server may act on, or `.rejected` with the first rule
-    ///   of §5.4 the token breaks; nothing after that rule is evaluated.
-    /// - Throws: only the context's own error when a lookup failed (which says nothing about the
-    ///   token).
-    public func verdict(_ token: String, appID: UUID, context: some VerificationContext, now: Int64) async throws -> TokenVerdict {
+    /// Step one: what the token names, for a sign-in to `appID`. Pure, and cheap next to the
+    /// signature: it decodes the token once, and the verdict reuses what it decoded.
+    public func plan(_ token: String, appID: UUID) -> TokenPlan {
         let jws: CompactJWS
         do {
             jws = try CompactJWS(parsing: token)
         } catch {
-            return .rejected(error)
+            return TokenPlan(appID: appID, jws: nil, settled: error)
         }
+        var plan = TokenPlan(appID: appID, jws: jws, settled: nil)
+        switch TokenProfile.select(for: jws.header) {
+        case .layer: LayerPolicy.plan(&plan, jws: jws)
+        case .sinch: SinchPolicy.plan(&plan, jws: jws)
+        }
+        return plan
+    }
+
+    /// Step three: the token judged against the facts its plan named.
+    ///
+    /// - Returns: `.verified` with what the server may act on, or `.rejected` with the first rule
+    ///   of §5.4 the token breaks; nothing after that rule is evaluated.
+    public func verdict(_ plan: TokenPlan, facts: VerificationFacts, now: Int64) -> TokenVerdict {
+        if let settled = plan.settled { return .rejected(settled) }
+        guard let jws = plan.jws else { return .rejected(TokenRejection(.wrongJWSPartCount)) }
         var findings = Findings(mode: .firstOnly)
         do throws(Findings.Stop) {
-            if let verified = try await evaluate(jws, appID: appID, context: context, now: now, findings: &findings),
+            if let verified = try evaluate(jws, appID: plan.appID, facts: facts, now: now, findings: &findings),
                findings.isEmpty {
                 return .verified(verified)
             }
-        } catch {
-            if case .lookupFailed(let failure) = error { throw failure }
-        }
+        } catch {}
         // Every path that returns no token adds a finding; were one ever missed, an internal
         // inconsistency must still never admit a token.
         return .rejected(findings.ordered.first ?? TokenRejection(.signatureVerificationFailed))
     }
 
+    /// Every broken rule the token's author can be told about, for the validation tool.
+    public func diagnose(_ plan: TokenPlan, facts: VerificationFacts, now: Int64) -> TokenDiagnosis {
+        guard let jws = plan.jws else {
+            return TokenDiagnosis(rejections: plan.settled.map { [$0] } ?? [], header: [:], claims: [:], profile: nil)
+        }
+        var findings = Findings(mode: .all)
+        // `.all` mode never stops at a rule.
+        _ = try? evaluate(jws, appID: plan.appID, facts: facts, now: now, findings: &findings)
+        return TokenDiagnosis(rejections: findings.ordered, header: jws.header.dictionary, claims: jws.claims.dictionary,
+                              profile: TokenProfile.select(for: jws.header))
+    }
+
+    private func evaluate(_ jws: CompactJWS, appID: UUID, facts: VerificationFacts, now: Int64,
+                          findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
+        switch TokenProfile.select(for: jws.header) {
+        case .layer:
+            try LayerPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds).evaluate(facts, findings: &findings)
+        case .sinch:
+            try SinchPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds, dailyKeys: sinchDailyKeys)
+                .evaluate(facts, findings: &findings)
+        }
+    }
+}
+
+extension TokenVerifier {
+    /// The three steps with facts from `provider`, which is not asked for a token that a rule
+    /// needing no look-up already settled.
+    ///
+    /// - Throws: only the provider's own error (which says nothing about the token).
+    public func verdict(_ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
+                        now: Int64) async throws -> TokenVerdict {
+        let plan = plan(token, appID: appID)
+        if plan.settled != nil { return verdict(plan, facts: VerificationFacts(), now: now) }
+        return verdict(plan, facts: try await provider.facts(for: plan, now: now), now: now)
+    }
+
     /// `verdict`, with a rejection thrown as the `TokenRejection` it is.
-    public func verify(_ token: String, appID: UUID, context: some VerificationContext, now: Int64) async throws -> VerifiedToken {
-        switch try await verdict(token, appID: appID, context: context, now: now) {
+    public func verify(_ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
+                       now: Int64) async throws -> VerifiedToken {
+        switch try await verdict(token, appID: appID, facts: provider, now: now) {
         case .verified(let verified): return verified
         case .rejected(let rejection): throw rejection
         }
     }
 
-    /// Every broken rule the token's author can be told about, for the validation tool; never
-    /// consumes anything (the context is only asked, as in `verify`).
-    public func diagnose(_ token: String, appID: UUID, context: some VerificationContext, now: Int64) async throws -> TokenDiagnosis {
-        let jws: CompactJWS
-        do {
-            jws = try CompactJWS(parsing: token)
-        } catch {
-            return TokenDiagnosis(rejections: [error], header: [:], claims: [:], profile: nil)
-        }
-        var findings = Findings(mode: .all)
-        do throws(Findings.Stop) {
-            _ = try await evaluate(jws, appID: appID, context: context, now: now, findings: &findings)
-        } catch {
-            // `.all` mode never stops at a rule; only a failed lookup ends it.
-            if case .lookupFailed(let failure) = error { throw failure }
-        }
-        return TokenDiagnosis(rejections: findings.ordered, header: jws.header.dictionary, claims: jws.claims.dictionary,
-                              profile: TokenProfile.select(for: jws.header))
-    }
-
-    private func evaluate(_ jws: CompactJWS, appID: UUID, context: some VerificationContext, now: Int64,
-                          findings: inout Findings) async throws(Findings.Stop) -> VerifiedToken? {
-        switch TokenProfile.select(for: jws.header) {
-        case .layer:
-            try await LayerPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds)
-                .evaluate(context: context, findings: &findings)
-        case .sinch:
-            try await SinchPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds, dailyKeys: sinchDailyKeys)
-                .evaluate(context: context, findings: &findings)
-        }
+    /// Every problem at once, with facts from `provider` (asked whenever the token decodes).
+    public func diagnose(_ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
+                         now: Int64) async throws -> TokenDiagnosis {
+        let plan = plan(token, appID: appID)
+        guard plan.jws != nil else { return diagnose(plan, facts: VerificationFacts(), now: now) }
+        return diagnose(plan, facts: try await provider.facts(for: plan, now: now), now: now)
     }
 }

@@ -75,21 +75,21 @@ enum CLI {
 
 // MARK: - The world the minted tokens are verified in
 
-struct CLIContext: VerificationContext {
+struct CLIContext: VerificationFactsProvider {
     var keys: [UUID: LayerVerificationKey] = [:]
     var bindings: [UUID: Set<UUID>] = [:]
     var nonces: Set<String> = []
     var secrets: [UUID: RegistrationSecret] = [:]
 
-    func layerKey(id: UUID) async throws -> LayerVerificationKey? { keys[id] }
-    func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding {
-        guard let apps = bindings[providerID] else { return .unknownProvider }
-        return apps.contains(appID) ? .bound : .notBound
+    func facts(for plan: TokenPlan, now: Int64) async throws -> VerificationFacts {
+        VerificationFacts(
+            layerKey: plan.keyID.flatMap { keys[$0] },
+            providerBinding: plan.providerID.map { bindings[$0].map { $0.contains(plan.appID) ? .bound : .notBound } ?? .unknownProvider },
+            serverNonce: plan.serverNonce.map { nonces.contains($0) ? .usable : .unknown },
+            registrationSecret: plan.applicationKey.flatMap { secrets[$0] },
+            registrationNonceSeen: plan.registrationNonce.map { _ in false },
+            userSuspended: plan.userID.map { _ in false })
     }
-    func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool { nonces.contains(nonce) }
-    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? { secrets[applicationKey] }
-    func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool { false }
-    func isUserSuspended(appID: UUID, userID: String) async throws -> Bool { false }
 }
 
 enum Fixture {
@@ -156,7 +156,7 @@ struct CLITests {
         let token = minted.output
         #expect(JWS3.count(token) == 3)
         let context = try Fixture.layerContext(publicKeyPEM: publicPEM, nonce: nonce)
-        let verified = try await TokenVerifier().verify(token, appID: Fixture.appID, context: context, now: Fixture.now)
+        let verified = try await TokenVerifier().verify(token, appID: Fixture.appID, facts: context, now: Fixture.now)
         #expect(verified.userID == "alice")
         #expect(verified.nonce == nonce)
         #expect(verified.providerID == Fixture.providerID)
@@ -169,7 +169,7 @@ struct CLITests {
         let other = try RSAKeyPair.generate()
         let wrong = try Fixture.layerContext(publicKeyPEM: other.publicKeyPEM, nonce: nonce)
         await #expect(throws: TokenRejection(.signatureVerificationFailed)) {
-            try await TokenVerifier().verify(token, appID: Fixture.appID, context: wrong, now: Fixture.now)
+            try await TokenVerifier().verify(token, appID: Fixture.appID, facts: wrong, now: Fixture.now)
         }
     }
 
@@ -223,7 +223,7 @@ struct CLITests {
                                                 "--application-secret", Fixture.applicationSecret, "--user-id", "bob", "--json"])
         try #require(registration.succeeded, "\(registration)")
         let registrationToken = try #require(try CLI.jsonObject(registration.stdout)["registration_token"] as? String)
-        let verified = try await TokenVerifier().verify(registrationToken, appID: Fixture.appID, context: try Fixture.sinchContext(),
+        let verified = try await TokenVerifier().verify(registrationToken, appID: Fixture.appID, facts: try Fixture.sinchContext(),
                                                         now: Fixture.now)
         #expect(verified.userID == "bob")
         #expect(verified.expiresAt - verified.issuedAt == 600)

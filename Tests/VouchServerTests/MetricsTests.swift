@@ -61,7 +61,7 @@ struct MetricsTests {
 
             let text = try await server.request(.GET, "/metrics").text
             // A fallback would show as its parts (`session`, `user`, `serverNonceUsed`…) instead.
-            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="signInStanding"} 1"#), "\(text)")
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="signInFacts"} 1"#), "\(text)")
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="createSession"} 1"#))
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="sessionAndUser"} 1"#))
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="session"} 0"#))

@@ -27,9 +27,9 @@ struct NonceIssuerTests {
             let payload = Array(bytes[..<(bytes.count - 32)])
             #expect(Array(bytes.suffix(32)) == Array(HMAC<SHA256>.authenticationCode(for: payload, using: SymmetricKey(data: Self.secret))))
             let opened = try #require(issuer.open(nonce, now: Self.now))
-            #expect(opened.expiresAt == expiresAt)
+            #expect(opened.use.expiresAt == expiresAt)
             #expect(opened.appID == bound)
-            #expect(opened.hash == Array(SHA256.hash(data: bytes)))
+            #expect(opened.use.hash == Array(SHA256.hash(data: bytes)))
         }
         #expect(issuer.issue(now: Self.now).nonce != issuer.issue(now: Self.now).nonce)
     }

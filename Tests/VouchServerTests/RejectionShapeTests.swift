@@ -34,13 +34,11 @@ struct RejectionShapeTests {
                 nonces: try await NonceIssuer.load(from: store), clock: server.clock.closure)
             let token = try fixture.layerToken(
                 claims: fixture.layerClaims(user: "late", nonce: try await server.nonce(), now: server.clock.now))
-            var late: APIError?
-            do {
-                _ = try await authenticator.signIn(identityToken: token, appID: app.id)
-            } catch let error as APIError {
-                late = error
+            guard case .refused(let refusal, let serverTime) = try await authenticator.signIn(identityToken: token, appID: app.id) else {
+                Issue.record("the sign-in was not refused")
+                return
             }
-            let rejection = try #require(late, "the sign-in was refused")
+            let rejection = APIError.rejectedToken(refusal, serverTime: serverTime)
             #expect(rejection.body.data?["reason"] == .string("eit_user_suspended"))
             #expect(rejection.body.data?["claim"] == .string("prn"))
             #expect(rejection.body.data?["claim"] == early.data["claim"].flatMap { ($0 as? String).map(JSONValue.string) },

@@ -16,8 +16,8 @@ struct CatalogueCacheTests {
         let provider: ProviderRecord
         let key: KeyRecord
 
-        func questions(nonce: [UInt8] = randomBytes(), user: String = "alice") -> SignInQuestions {
-            SignInQuestions(appID: app.id, providerID: provider.id, serverNonce: ServerNonceKey(hash: nonce, expiresAt: t0 + 600),
+        func questions(nonce: [UInt8] = randomBytes(), user: String = "alice") -> SignInFactsQuery {
+            SignInFactsQuery(appID: app.id, providerID: provider.id, serverNonce: ServerNonceUse(hash: nonce, expiresAt: t0 + 600),
                             userID: user, now: t0, includesApp: true, keyID: key.id)
         }
     }
@@ -29,8 +29,8 @@ struct CatalogueCacheTests {
                             fingerprint: "sha256:" + String(repeating: "cd", count: 32), createdAt: t0)
         try await store.createKey(key)
         let catalogue = Catalogue(app: app, provider: provider, key: key)
-        let standing = try await store.signInStanding(catalogue.questions())
-        #expect(standing.app == app && standing.key?.status == .active && standing.provider == .bound)
+        let standing = try await store.signInFacts(catalogue.questions())
+        #expect(standing.app == app && standing.key?.status == .active && standing.providerBinding == .bound)
         #expect(store.catalogueCache.count == 3, "the app, the key and the binding are kept")
         return catalogue
     }
@@ -49,7 +49,7 @@ struct CatalogueCacheTests {
                     _ = try outsider.rows("INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?, 'alice', 1, 0, 0)",
                                           [.uuid(catalogue.app.id)])
                 }
-                let standing = try await store.signInStanding(catalogue.questions(nonce: nonce))
+                let standing = try await store.signInFacts(catalogue.questions(nonce: nonce))
                 #expect(standing.key?.status == .active, "kept")
                 #expect(standing.serverNonceUsed == true, "read")
                 #expect(standing.userSuspended == true, "read")
@@ -62,13 +62,13 @@ struct CatalogueCacheTests {
         try await withInlineReadingStore { store in
             let catalogue = try await Self.keptCatalogue(store)
             _ = try await store.setKeyStatus(id: catalogue.key.id, to: .disabled)
-            #expect(try await store.signInStanding(catalogue.questions()).key?.status == .disabled)
+            #expect(try await store.signInFacts(catalogue.questions()).key?.status == .disabled)
 
             _ = try await store.updateApp(id: catalogue.app.id, name: nil, sessionTTLSeconds: 60)
-            #expect(try await store.signInStanding(catalogue.questions()).app?.sessionTTLSeconds == 60)
+            #expect(try await store.signInFacts(catalogue.questions()).app?.sessionTTLSeconds == 60)
 
             try await store.unbindProvider(catalogue.provider.id, fromApp: catalogue.app.id)
-            #expect(try await store.signInStanding(catalogue.questions()).provider == .notBound)
+            #expect(try await store.signInFacts(catalogue.questions()).providerBinding == .notBound)
         }
     }
 
@@ -78,12 +78,12 @@ struct CatalogueCacheTests {
             let app = try await store.addApp()
             let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: randomBytes(), createdAt: t0)
             try await store.createRegistrationSecret(secret)
-            let questions = SignInQuestions(appID: app.id, registrationNonce: "n1", now: t0, includesApp: true,
+            let questions = SignInFactsQuery(appID: app.id, registrationNonce: "n1", now: t0, includesApp: true,
                                             applicationKey: secret.applicationKey)
-            #expect(try await store.signInStanding(questions).registrationSecret?.revokedAt == nil)
+            #expect(try await store.signInFacts(questions).registrationSecret?.revokedAt == nil)
             #expect(store.catalogueCache.count == 2)
             _ = try await store.revokeRegistrationSecret(applicationKey: secret.applicationKey, appID: app.id, at: t0 + 5)
-            #expect(try await store.signInStanding(questions).registrationSecret?.revokedAt == t0 + 5)
+            #expect(try await store.signInFacts(questions).registrationSecret?.revokedAt == t0 + 5)
         }
     }
 
@@ -92,8 +92,8 @@ struct CatalogueCacheTests {
         try await withInlineReadingStore { store in
             let catalogue = try await Self.keptCatalogue(store)
             _ = try await store.createSession(newSession(app: catalogue.app.id, user: "alice", createdAt: t0, keyID: catalogue.key.id))
-            #expect(try await store.signInStanding(catalogue.questions()).key == (try await store.key(id: catalogue.key.id)))
-            #expect(try await store.signInStanding(catalogue.questions()).key?.lastVerifiedAt == t0)
+            #expect(try await store.signInFacts(catalogue.questions()).key == (try await store.key(id: catalogue.key.id)))
+            #expect(try await store.signInFacts(catalogue.questions()).key?.lastVerifiedAt == t0)
             // Within the mark's resolution a sign-in writes no mark, and no session write drops the catalogue.
             let session = newSession(app: catalogue.app.id, user: "bob", createdAt: t0 + 1, keyID: catalogue.key.id)
             _ = try await store.createSession(session)
@@ -117,7 +117,7 @@ struct CatalogueCacheTests {
                 }
                 func signIn(_ user: String, at time: Int64) async throws {
                     _ = try await store.createSession(newSession(app: catalogue.app.id, user: user, createdAt: time, keyID: catalogue.key.id))
-                    _ = try await store.signInStanding(catalogue.questions())  // keeps the key again if the mark dropped it
+                    _ = try await store.signInFacts(catalogue.questions())  // keeps the key again if the mark dropped it
                 }
                 try await signIn("alice", at: t0)
                 #expect(try await marksRun() == 1, "never marked: asked for")
@@ -152,14 +152,14 @@ struct CatalogueCacheTests {
             }
             let first = try await statementsRun()
             let counting = try await statementsRun() - first
-            let standing = try await store.signInStanding(signIn)
-            #expect(standing.app == catalogue.app && standing.key == catalogue.key && standing.provider == .bound)
+            let standing = try await store.signInFacts(signIn)
+            #expect(standing.app == catalogue.app && standing.key == catalogue.key && standing.providerBinding == .bound)
             #expect(standing.serverNonceUsed == nil && standing.userSuspended == nil, "not asked, not answered")
             let before = try await statementsRun()
             #expect(before - first == 2 * counting, "answered from memory: not even a read transaction was begun")
 
             // The count sees a read: the same questions with the nonce's use asked.
-            _ = try await store.signInStanding(catalogue.questions())
+            _ = try await store.signInFacts(catalogue.questions())
             #expect(try await statementsRun() - before > counting)
             #expect(try #require(store.inlineReaders).openedCount == 1)
         }
@@ -169,12 +169,12 @@ struct CatalogueCacheTests {
     func unknownAndRaced() async throws {
         try await withInlineReadingStore { store in
             let app = try await store.addApp()
-            _ = try await store.signInStanding(SignInQuestions(appID: UUID(), providerID: UUID(), now: t0,
+            _ = try await store.signInFacts(SignInFactsQuery(appID: UUID(), providerID: UUID(), now: t0,
                                                                includesApp: true, keyID: UUID()))
             #expect(store.catalogueCache.count == 0)
-            let questions = SignInQuestions(appID: app.id, now: t0, includesApp: true)
+            let questions = SignInFactsQuery(appID: app.id, now: t0, includesApp: true)
             let (remaining, _, ticket) = store.catalogueCache.answer(questions)
-            let read = SignInStanding(app: app)
+            let read = SignInFacts(app: app)
             store.catalogueCache.invalidate(.everything)
             store.catalogueCache.keep(read, asked: remaining, since: ticket)
             #expect(store.catalogueCache.count == 0, "read before a write that may have changed it")
@@ -189,7 +189,7 @@ struct CatalogueCacheTests {
             let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), sessionCacheCapacity: 0)
             try await closing(store) { store in
                 let app = try await store.addApp()
-                #expect(try await store.signInStanding(SignInQuestions(appID: app.id, now: t0, includesApp: true)).app == app)
+                #expect(try await store.signInFacts(SignInFactsQuery(appID: app.id, now: t0, includesApp: true)).app == app)
                 #expect(store.catalogueCache.count == 0)
             }
         }

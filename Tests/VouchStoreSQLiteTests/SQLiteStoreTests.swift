@@ -195,8 +195,8 @@ struct SQLiteStoreTests {
             try await withSQLiteStore(at: path) { store in
                 #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))
                 #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt))
-                #expect(try await store.signInStanding(SignInQuestions(
-                    appID: app.id, serverNonce: ServerNonceKey(hash: hash, expiresAt: expiresAt), now: t0)).serverNonceUsed == true)
+                #expect(try await store.signInFacts(SignInFactsQuery(
+                    appID: app.id, serverNonce: ServerNonceUse(hash: hash, expiresAt: expiresAt), now: t0)).serverNonceUsed == true)
                 // Its use is still refused a second time, and purged once it has expired.
                 await #expect(throws: StoreError.nonceAlreadyUsed) {
                     _ = try await store.createSession(newSession(app: app.id, user: "u", nonce: .serverNonce(hash: hash, expiresAt: expiresAt)))

@@ -27,8 +27,8 @@ struct StatementReuseTests {
             // (BEGIN is): a warm-up round takes those, and no later round may add any.
             func round(_ index: Int, _ token: [UInt8]) async throws {
                 #expect(try await store.sessionAndUser(tokenHash: token)?.session.userID == "user-\(index)")
-                _ = try await store.signInStanding(SignInQuestions(
-                    appID: app.id, serverNonce: ServerNonceKey(hash: randomBytes(), expiresAt: t0 + Int64(index)),
+                _ = try await store.signInFacts(SignInFactsQuery(
+                    appID: app.id, serverNonce: ServerNonceUse(hash: randomBytes(), expiresAt: t0 + Int64(index)),
                     userID: "user-\(index)", now: t0, includesApp: true, keyID: UUID()))
             }
             try await round(0, tokens[0])

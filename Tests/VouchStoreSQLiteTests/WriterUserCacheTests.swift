@@ -140,7 +140,7 @@ struct WriterUserCacheTests {
         try await withInlineReadingStore { store in
             let app = try await store.addApp()
             try await Self.keptUser(store, app: app.id, "erin")
-            _ = try await store.signInStanding(SignInQuestions(appID: app.id, now: t0, includesApp: true))
+            _ = try await store.signInFacts(SignInFactsQuery(appID: app.id, now: t0, includesApp: true))
             let catalogueRows = store.catalogueCache.count
             #expect(catalogueRows >= 1)
 

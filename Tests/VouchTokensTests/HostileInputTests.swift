@@ -47,7 +47,7 @@ struct HostileInputTests {
             let rejection = await layerRejection(token, context: context)
             #expect(rejection?.reason == .headerParamWrongValue)
             #expect(rejection?.param == "alg")
-            let diagnosis = try await TokenVerifier().diagnose(token, appID: LayerWorld.appID, context: context, now: LayerWorld.now)
+            let diagnosis = try await TokenVerifier().diagnose(token, appID: LayerWorld.appID, facts: context, now: LayerWorld.now)
             #expect(!diagnosis.isValid)
             #expect(diagnosis.rejections.contains { $0.reason == .signatureVerificationFailed })
 
@@ -107,11 +107,11 @@ struct HostileInputTests {
         let context = LayerWorld.context()
         let forged = try LayerWorld.token(header: header, key: TestKeys.attacker.privateKey)
         #expect(await layerRejection(forged, context: context)?.reason == .signatureVerificationFailed)
-        #expect(context.log.all == ["layerKey"])
+        #expect(context.log.all == ["facts"])
 
         // The same header signed with the registered key is fine: the parameters are merely ignored.
         let genuine = try LayerWorld.token(header: header)
-        let verified = try await TokenVerifier().verify(genuine, appID: LayerWorld.appID, context: LayerWorld.context(), now: LayerWorld.now)
+        let verified = try await TokenVerifier().verify(genuine, appID: LayerWorld.appID, facts: LayerWorld.context(), now: LayerWorld.now)
         #expect(verified.keyID == LayerWorld.keyID)
     }
 
@@ -134,7 +134,7 @@ struct HostileInputTests {
     @Test("kid as a bare UUID in upper case names the same key")
     func bareUpperCaseKid() async throws {
         let token = try LayerWorld.token(header: LayerWorld.header(kid: LayerWorld.keyID.uuidString.uppercased()))
-        let verified = try await TokenVerifier().verify(token, appID: LayerWorld.appID, context: LayerWorld.context(), now: LayerWorld.now)
+        let verified = try await TokenVerifier().verify(token, appID: LayerWorld.appID, facts: LayerWorld.context(), now: LayerWorld.now)
         #expect(verified.keyID == LayerWorld.keyID)
     }
 
@@ -222,7 +222,7 @@ struct HostileInputTests {
         claims["display_name"] = "null"
         claims["first_name"] = jsonString("Alice")
         let verified = try await TokenVerifier().verify(try LayerWorld.token(claims: claims), appID: LayerWorld.appID,
-                                                        context: LayerWorld.context(), now: LayerWorld.now)
+                                                        facts: LayerWorld.context(), now: LayerWorld.now)
         #expect(verified.identity == IdentityClaims(firstName: "Alice"))
     }
 
@@ -354,7 +354,7 @@ struct HostileInputTests {
             claims["iat"] = "-9223372036854775808"
             do {
                 let token = try SinchWorld.token(claims: claims)
-                _ = try await TokenVerifier().verify(token, appID: SinchWorld.appID, context: SinchWorld.context(), now: SinchWorld.now)
+                _ = try await TokenVerifier().verify(token, appID: SinchWorld.appID, facts: SinchWorld.context(), now: SinchWorld.now)
                 exit(2)   // accepted: wrong
             } catch let rejection as TokenRejection {
                 exit([.claimWrongValue, .keyNotFound].contains(rejection.reason) ? 0 : 3)
@@ -371,7 +371,7 @@ struct HostileInputTests {
             claims["iat"] = "-9223372036854775808"
             do {
                 let token = try SinchWorld.token(claims: claims)
-                let diagnosis = try await TokenVerifier().diagnose(token, appID: SinchWorld.appID, context: TestContext(), now: SinchWorld.now)
+                let diagnosis = try await TokenVerifier().diagnose(token, appID: SinchWorld.appID, facts: TestContext(), now: SinchWorld.now)
                 exit(diagnosis.isValid ? 2 : 0)
             } catch {
                 exit(4)
@@ -387,13 +387,13 @@ struct HostileInputTests {
     func checkAgreement(_ token: String, context: TestContext, appID: UUID, now: Int64, original: String) async throws -> Bool {
         var thrown: TokenRejection?
         do {
-            _ = try await TokenVerifier().verify(token, appID: appID, context: context, now: now)
+            _ = try await TokenVerifier().verify(token, appID: appID, facts: context, now: now)
             #expect(token == original, "a modified token was accepted: \(token.prefix(80))")
             return true
         } catch let rejection as TokenRejection {
             thrown = rejection
         }
-        let diagnosis = try await TokenVerifier().diagnose(token, appID: appID, context: context, now: now)
+        let diagnosis = try await TokenVerifier().diagnose(token, appID: appID, facts: context, now: now)
         #expect(!diagnosis.isValid)
         #expect(diagnosis.rejections.first == thrown, "verify and diagnose disagree on \(token.prefix(80))")
         return false
@@ -419,11 +419,11 @@ struct HostileInputTests {
                 token = [header, claims, random.bytes(length / 8)].map { Base64URL.encode($0) }.joined(separator: ".")
             }
             do {
-                _ = try await TokenVerifier().verify(token, appID: LayerWorld.appID, context: context, now: LayerWorld.now)
+                _ = try await TokenVerifier().verify(token, appID: LayerWorld.appID, facts: context, now: LayerWorld.now)
                 Issue.record("random string accepted: \(token)")
             } catch let rejection as TokenRejection {
                 reasons[rejection.reason, default: 0] += 1
-                let diagnosis = try await TokenVerifier().diagnose(token, appID: LayerWorld.appID, context: context, now: LayerWorld.now)
+                let diagnosis = try await TokenVerifier().diagnose(token, appID: LayerWorld.appID, facts: context, now: LayerWorld.now)
                 #expect(diagnosis.rejections.first == rejection)
             }
         }

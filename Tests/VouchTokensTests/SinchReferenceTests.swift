@@ -86,7 +86,7 @@ struct SinchReferenceTests {
         let token = which == "sorted_keys_no_typ" ? reference.sortedKeysNoTyp : reference.insertionOrder
         let app = SinchWorld.appID
         let context = try Self.context(for: reference, app: app)
-        let verified = try await TokenVerifier().verify(token, appID: app, context: context, now: reference.iat + 10)
+        let verified = try await TokenVerifier().verify(token, appID: app, facts: context, now: reference.iat + 10)
         #expect(verified.profile == .sinch)
         #expect(verified.userID == reference.userID)
         #expect(verified.nonce == reference.nonce)

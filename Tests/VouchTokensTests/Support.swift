@@ -165,8 +165,8 @@ final class CallLog: Sendable {
     var all: [String] { calls.withLock { $0 } }
 }
 
-/// A plain in-memory `VerificationContext`: the world the verifier is shown.
-struct TestContext: VerificationContext {
+/// A plain in-memory world the verifier is shown, as a `VerificationFactsProvider`.
+struct TestContext: VerificationFactsProvider {
     var layerKeys: [UUID: LayerVerificationKey] = [:]
     /// Known providers and the apps each is bound to.
     var providers: [UUID: Set<UUID>] = [:]
@@ -174,41 +174,22 @@ struct TestContext: VerificationContext {
     var registrationSecrets: [UUID: RegistrationSecret] = [:]
     var seenRegistrationNonces: Set<String> = []
     var suspendedUsers: Set<String> = []
+    /// One line per plan the verifier asked about.
     let log = CallLog()
 
-    func layerKey(id: UUID) async throws -> LayerVerificationKey? {
-        log.record("layerKey")
-        return layerKeys[id]
+    func facts(for plan: TokenPlan, now: Int64) async throws -> VerificationFacts {
+        log.record("facts")
+        var facts = VerificationFacts()
+        facts.layerKey = plan.keyID.flatMap { layerKeys[$0] }
+        if let providerID = plan.providerID {
+            facts.providerBinding = providers[providerID].map { $0.contains(plan.appID) ? .bound : .notBound } ?? .unknownProvider
+        }
+        facts.serverNonce = plan.serverNonce.map { usableNonces.contains($0) ? .usable : .unknown }
+        facts.registrationSecret = plan.applicationKey.flatMap { registrationSecrets[$0] }
+        facts.registrationNonceSeen = plan.registrationNonce.map { seenRegistrationNonces.contains($0) }
+        facts.userSuspended = plan.userID.map { suspendedUsers.contains($0) }
+        return facts
     }
-
-    func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding {
-        log.record("providerBinding")
-        guard let apps = providers[providerID] else { return .unknownProvider }
-        return apps.contains(appID) ? .bound : .notBound
-    }
-
-    func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool {
-        log.record("isNonceUsable")
-        return usableNonces.contains(nonce)
-    }
-
-    func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
-        log.record("registrationSecret")
-        return registrationSecrets[applicationKey]
-    }
-
-    func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
-        log.record("isRegistrationNonceSeen")
-        return seenRegistrationNonces.contains(nonce)
-    }
-
-    func isUserSuspended(appID: UUID, userID: String) async throws -> Bool {
-        log.record("isUserSuspended")
-        return suspendedUsers.contains(userID)
-    }
-
-    /// The lookups that depend on claims and so must only follow a verified signature.
-    static let claimLookups: Set<String> = ["providerBinding", "isNonceUsable", "isRegistrationNonceSeen", "isUserSuspended"]
 }
 
 // MARK: - Layer profile world
@@ -306,7 +287,7 @@ func rejection(of token: String, appID: UUID, context: TestContext, now: Int64,
                verifier: TokenVerifier = TokenVerifier(),
                sourceLocation: SourceLocation = #_sourceLocation) async -> TokenRejection? {
     do {
-        let verified = try await verifier.verify(token, appID: appID, context: context, now: now)
+        let verified = try await verifier.verify(token, appID: appID, facts: context, now: now)
         Issue.record("token was accepted (user \(verified.userID)), expected a rejection", sourceLocation: sourceLocation)
         return nil
     } catch let rejection as TokenRejection {

@@ -349,7 +349,7 @@ struct KeyTests {
         var header = LayerWorld.header()
         header["typ"] = jsonString(typ)
         let token = try LayerWorld.token(header: header)
-        let verified = try await TokenVerifier().verify(token, appID: LayerWorld.appID, context: LayerWorld.context(), now: LayerWorld.now)
+        let verified = try await TokenVerifier().verify(token, appID: LayerWorld.appID, facts: LayerWorld.context(), now: LayerWorld.now)
         #expect(verified.userID == LayerWorld.userID)
     }
 
@@ -382,7 +382,7 @@ struct KeyTests {
 @Suite("Minters")
 struct MinterTests {
     static func verifyLayer(_ token: String, keyID: UUID = LayerWorld.keyID, issuedAt: Int64) async throws -> VerifiedToken {
-        try await TokenVerifier().verify(token, appID: LayerWorld.appID, context: LayerWorld.context(), now: issuedAt + 5)
+        try await TokenVerifier().verify(token, appID: LayerWorld.appID, facts: LayerWorld.context(), now: issuedAt + 5)
     }
 
     @Test("LayerTokenMinter(privateKeyPEM:) accepts PKCS#1 and PKCS#8; its tokens verify")
@@ -500,11 +500,11 @@ struct MinterTests {
         #expect(inspection.header["kid"] == "hkdfv1-20240228")
         #expect(inspection.header["typ"] == nil)
         #expect(inspection.claims["sinch:rtc:instance:exp"]?.integerValue == issuedAt + 3600)
-        let verified = try await TokenVerifier().verify(token, appID: SinchWorld.appID, context: SinchWorld.context(), now: issuedAt + 2)
+        let verified = try await TokenVerifier().verify(token, appID: SinchWorld.appID, facts: SinchWorld.context(), now: issuedAt + 2)
         #expect(verified.userID == "user_1")
         #expect(verified.expiresAt == issuedAt + 60)
         // A second later it is the leap day: still accepted (tomorrow relative to iat's day is yesterday for the server).
-        _ = try await TokenVerifier().verify(token, appID: SinchWorld.appID, context: SinchWorld.context(), now: issuedAt + 30)
+        _ = try await TokenVerifier().verify(token, appID: SinchWorld.appID, facts: SinchWorld.context(), now: issuedAt + 30)
     }
 
     @Test("minters refuse an issuedAt the server would refuse (before 1970 or past 9999)")

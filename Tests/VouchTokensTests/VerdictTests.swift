@@ -3,105 +3,137 @@ import Testing
 import VouchProtocol
 import VouchTokens
 
-/// The verdict as a value, the claim lookups asked once, and what the context learned about the
-/// nonce carried into the verified token.
+/// The three steps as values: the plan is what the token says, the facts are looked up once, the
+/// verdict is a pure function of the plan, the facts and the time.
 @Suite("Verdicts")
 struct VerdictTests {
-    /// A world that answers the claim lookups in one call and records each call.
-    struct OneCallContext: VerificationContext {
-        var base: TestContext
-        let asked = CallLog()
-        let plans = CallLog()
-        let nonceUse = ServerNonceUse(hash: Array(repeating: 7, count: 32), expiresAt: LayerWorld.now + 600)
-
-        func prepare(_ plan: LookupPlan) async throws {
-            #expect(asked.all.isEmpty, "the plan comes before the look-ups it announces")
-            let subject = plan.applicationKey.map { "app-key \($0.lowercased)" } ?? plan.layerKeyID?.lowercased ?? "-"
-            plans.record("\(subject) \(plan.claims.providerID?.lowercased ?? "-") "
-                         + "\(plan.claims.serverNonce ?? "-") \(plan.claims.userID ?? "-")")
-        }
-        func layerKey(id: UUID) async throws -> LayerVerificationKey? {
-            asked.record("key \(id.lowercased)")
-            return try await base.layerKey(id: id)
-        }
-        func providerBinding(providerID: UUID, appID: UUID) async throws -> ProviderBinding { Issue.record("asked alone"); return .bound }
-        func isNonceUsable(_ nonce: String, now: Int64) async throws -> Bool { Issue.record("asked alone"); return true }
-        func registrationSecret(applicationKey: UUID) async throws -> RegistrationSecret? {
-            try await base.registrationSecret(applicationKey: applicationKey)
-        }
-        func isRegistrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool { Issue.record("asked alone"); return false }
-        func isUserSuspended(appID: UUID, userID: String) async throws -> Bool { Issue.record("asked alone"); return false }
-
-        func claimStanding(_ questions: ClaimQuestions, now: Int64) async throws -> ClaimStanding {
-            asked.record("\(questions.providerID?.lowercased ?? "-") \(questions.serverNonce ?? "-") "
-                         + "\(questions.registrationNonce?.nonce ?? "-") \(questions.userID ?? "-")")
-            return ClaimStanding(
-                providerBinding: questions.providerID.map { _ in .bound },
-                serverNonce: questions.serverNonce.map { _ in .usable },
-                serverNonceUse: questions.serverNonce.map { _ in nonceUse },
-                registrationNonceSeen: questions.registrationNonce.map { _ in false },
-                userSuspended: questions.userID.map { _ in false })
-        }
+    /// Facts in which `LayerWorld.token()` verifies, answered for whatever the plan names.
+    static func layerFacts(_ plan: TokenPlan) -> VerificationFacts {
+        VerificationFacts(
+            layerKey: plan.keyID == LayerWorld.keyID
+                ? LayerVerificationKey(id: LayerWorld.keyID, providerID: LayerWorld.providerID, status: .active,
+                                       publicKey: TestKeys.provider.privateKey.publicKey) : nil,
+            providerBinding: plan.providerID.map { _ in .bound },
+            serverNonce: plan.serverNonce.map { _ in .usable })
     }
 
-    @Test("a Layer sign-in asks the claim lookups once, and the verified token carries the opened nonce")
-    func layerAsksOnce() async throws {
-        let context = OneCallContext(base: LayerWorld.context())
-        let verdict = try await TokenVerifier().verdict(try LayerWorld.token(), appID: LayerWorld.appID, context: context, now: LayerWorld.now)
-        guard case .verified(let token) = verdict else { Issue.record("not verified: \(verdict)"); return }
-        #expect(token.serverNonceUse == context.nonceUse)
-        #expect(context.asked.all == ["key \(LayerWorld.keyID.lowercased)",
-                                      "\(LayerWorld.providerID.lowercased) \(LayerWorld.nonce) - \(LayerWorld.userID)"])
-        // Everything looked up was announced first, so a store can read it in one operation.
-        #expect(context.plans.all == ["\(LayerWorld.keyID.lowercased) \(LayerWorld.providerID.lowercased) "
-                                      + "\(LayerWorld.nonce) \(LayerWorld.userID)"])
+    @Test("a Layer plan names the key, the provider, the nonce and the user as the token says them")
+    func layerPlan() throws {
+        let plan = TokenVerifier().plan(try LayerWorld.token(), appID: LayerWorld.appID)
+        #expect(plan.settled == nil)
+        #expect(plan.profile == .layer)
+        #expect(plan.appID == LayerWorld.appID)
+        #expect(plan.keyID == LayerWorld.keyID)
+        #expect(plan.providerID == LayerWorld.providerID)
+        #expect(plan.serverNonce == LayerWorld.nonce)
+        #expect(plan.userID == LayerWorld.userID)
+        #expect(plan.applicationKey == nil && plan.registrationNonce == nil)
     }
 
-    @Test("the plan is what the token says; the questions are what the rules let through")
-    func planIsUnverified() async throws {
-        let context = OneCallContext(base: LayerWorld.context())
+    @Test("a Sinch plan names the application key, the nonce and the user id inside `sub`")
+    func sinchPlan() throws {
+        let plan = TokenVerifier().plan(try SinchWorld.token(), appID: SinchWorld.appID)
+        #expect(plan.settled == nil)
+        #expect(plan.profile == .sinch)
+        #expect(plan.applicationKey == SinchWorld.applicationKey)
+        #expect(plan.registrationNonce == SinchWorld.nonce)
+        #expect(plan.userID == "foo")
+        #expect(plan.keyID == nil && plan.providerID == nil && plan.serverNonce == nil)
+    }
+
+    @Test("the plan is what the token says; the verdict believes `iss` only as the key's provider")
+    func planIsUnverified() throws {
         let otherProvider = UUID()
         var claims = LayerWorld.claims()
         claims["iss"] = jsonString(LayerID.provider(otherProvider))
-        let verdict = try await TokenVerifier().verdict(try LayerWorld.token(claims: claims), appID: LayerWorld.appID,
-                                                        context: context, now: LayerWorld.now)
-        #expect(verdict == .rejected(TokenRejection(.providerNotFound, claim: "iss")))
-        #expect(context.plans.all == ["\(LayerWorld.keyID.lowercased) \(otherProvider.lowercased) \(LayerWorld.nonce) \(LayerWorld.userID)"])
-        // The verdict stops at #16: the provider the plan named is never asked about.
-        #expect(context.asked.all == ["key \(LayerWorld.keyID.lowercased)"])
+        let verifier = TokenVerifier()
+        let plan = verifier.plan(try LayerWorld.token(claims: claims), appID: LayerWorld.appID)
+        #expect(plan.providerID == otherProvider)
+        // Even with facts that call the named provider bound, it is not the key's.
+        #expect(verifier.verdict(plan, facts: Self.layerFacts(plan), now: LayerWorld.now)
+                == .rejected(TokenRejection(.providerNotFound, claim: "iss")))
     }
 
-    @Test("a Sinch sign-in asks the claim lookups once, for the secret's app")
-    func sinchAsksOnce() async throws {
-        let context = OneCallContext(base: SinchWorld.context())
-        let verdict = try await TokenVerifier().verdict(try SinchWorld.token(), appID: SinchWorld.appID, context: context, now: SinchWorld.now)
-        guard case .verified(let token) = verdict else { Issue.record("not verified: \(verdict)"); return }
-        #expect(token.serverNonceUse == nil)
-        #expect(context.asked.all.count == 1)
-        #expect(context.asked.all.first?.hasPrefix("- - ") == true)
-        // Announced first: the application key's secret, and the same user the claims are asked about.
-        #expect(context.plans.all.count == 1)
-        #expect(context.plans.all.first?.hasPrefix("app-key \(SinchWorld.applicationKey.lowercased) ") == true)
-        #expect(context.plans.all.first?.hasSuffix(" " + (context.asked.all.first?.split(separator: " ").last.map(String.init) ?? "?")) == true)
+    @Test("a token that breaks a rule needing no look-up is settled by its plan")
+    func settledPlans() throws {
+        let verifier = TokenVerifier()
+        let garbage = verifier.plan("not.a-token", appID: LayerWorld.appID)
+        #expect(garbage.settled == TokenRejection(.wrongJWSPartCount))
+        #expect(garbage.profile == nil && garbage.keyID == nil)
+        #expect(verifier.verdict(garbage, facts: VerificationFacts(), now: LayerWorld.now) == .rejected(TokenRejection(.wrongJWSPartCount)))
+
+        var header = LayerWorld.header()
+        header["alg"] = jsonString("none")
+        let none = verifier.plan(try LayerWorld.token(header: header), appID: LayerWorld.appID)
+        #expect(none.settled?.reason == .headerParamWrongValue)
+        // Named all the same, for the validation tool, which reports every rule.
+        #expect(none.keyID == LayerWorld.keyID)
+        #expect(verifier.verdict(none, facts: Self.layerFacts(none), now: LayerWorld.now) == .rejected(try #require(none.settled)))
+        #expect(verifier.diagnose(none, facts: Self.layerFacts(none), now: LayerWorld.now).rejections.map(\.reason) == [.headerParamWrongValue])
+
+        let badKid = verifier.plan(try LayerWorld.token(header: LayerWorld.header(kid: "layer:///keys/nope")), appID: LayerWorld.appID)
+        #expect(badKid.settled == TokenRejection(.keyMalformed, param: "kid"))
+        #expect(badKid.keyID == nil)
+
+        var sinchClaims = SinchWorld.claims()
+        sinchClaims["iss"] = jsonString("//rtc.sinch.com/applications/not-a-key")
+        let sinch = verifier.plan(try SinchWorld.token(claims: sinchClaims), appID: SinchWorld.appID)
+        #expect(sinch.settled?.reason == .keyNotFound)
+        #expect(sinch.applicationKey == nil)
     }
 
-    @Test("a rejection is a value, not a throw; a bad signature asks nothing of the claims")
-    func rejectionIsAValue() async throws {
-        let context = OneCallContext(base: LayerWorld.context())
-        let forged = try LayerWorld.token(key: TestKeys.attacker.privateKey)
-        let verdict = try await TokenVerifier().verdict(forged, appID: LayerWorld.appID, context: context, now: LayerWorld.now)
-        #expect(verdict == .rejected(TokenRejection(.signatureVerificationFailed)))
-        #expect(context.asked.all == ["key \(LayerWorld.keyID.lowercased)"])
+    @Test("the verdict is a value and a pure function: the same plan, facts and time give the same answer")
+    func verdictIsPure() throws {
+        let verifier = TokenVerifier()
+        let plan = verifier.plan(try LayerWorld.token(), appID: LayerWorld.appID)
+        let facts = Self.layerFacts(plan)
+        let first = verifier.verdict(plan, facts: facts, now: LayerWorld.now)
+        guard case .verified(let token) = first else { Issue.record("not verified: \(first)"); return }
+        #expect(token.userID == LayerWorld.userID && token.keyID == LayerWorld.keyID && token.providerID == LayerWorld.providerID)
+        #expect(verifier.verdict(plan, facts: facts, now: LayerWorld.now) == first)
 
-        let garbage = try await TokenVerifier().verdict("not.a-token", appID: LayerWorld.appID, context: context, now: LayerWorld.now)
-        #expect(garbage == .rejected(TokenRejection(.wrongJWSPartCount)))
+        // The same plan against other facts, and another time.
+        var used = facts
+        used.serverNonce = .used
+        #expect(verifier.verdict(plan, facts: used, now: LayerWorld.now) == .rejected(TokenProfile.layer.usedNonceRejection))
+        var elsewhere = facts
+        elsewhere.serverNonce = .boundToAnotherApp
+        guard case .rejected(let bound) = verifier.verdict(plan, facts: elsewhere, now: LayerWorld.now) else {
+            Issue.record("another app's nonce was accepted"); return
+        }
+        #expect(bound.reason == .nonceNotFound && bound.claim == "nce" && bound.hint != nil)
+        #expect(verifier.verdict(plan, facts: facts, now: LayerWorld.now + 24 * 3600)
+                == .rejected(TokenRejection(.expired, claim: "exp")))
+        // A fact about another key than the one named is no fact about this token.
+        var otherKey = facts
+        otherKey.layerKey?.id = UUID()
+        #expect(verifier.verdict(plan, facts: otherKey, now: LayerWorld.now) == .rejected(TokenRejection(.keyNotFound, param: "kid")))
     }
 
-    @Test("a token past its lifetime is rejected after the lookups that rank before the time rules")
-    func expiredAfterLookups() async throws {
-        let context = OneCallContext(base: LayerWorld.context())
-        let verdict = try await TokenVerifier().verdict(try LayerWorld.token(), appID: LayerWorld.appID, context: context,
-                                                        now: LayerWorld.now + 24 * 3600)
-        #expect(verdict == .rejected(TokenRejection(.expired, claim: "exp")))
+    @Test("a forged signature is a rejected value")
+    func rejectionIsAValue() throws {
+        let verifier = TokenVerifier()
+        let plan = verifier.plan(try LayerWorld.token(key: TestKeys.attacker.privateKey), appID: LayerWorld.appID)
+        #expect(verifier.verdict(plan, facts: Self.layerFacts(plan), now: LayerWorld.now)
+                == .rejected(TokenRejection(.signatureVerificationFailed)))
+    }
+
+    @Test("a provider is asked once per token, and never for a settled one")
+    func providerAskedOnce() async throws {
+        let context = LayerWorld.context()
+        _ = try await TokenVerifier().verify(try LayerWorld.token(), appID: LayerWorld.appID, facts: context, now: LayerWorld.now)
+        #expect(context.log.all == ["facts"])
+        let settled = LayerWorld.context()
+        let verdict = try await TokenVerifier().verdict("a.b.c.d", appID: LayerWorld.appID, facts: settled, now: LayerWorld.now)
+        #expect(verdict == .rejected(TokenRejection(.wrongJWSPartCount)))
+        #expect(settled.log.all.isEmpty)
+    }
+
+    @Test("#21–#23 name the profile's own claims, on every path that refuses them")
+    func profileClaimNames() {
+        #expect(TokenProfile.layer.usedNonceRejection == TokenRejection(.nonceNotFound, claim: "nce"))
+        #expect(TokenProfile.sinch.usedNonceRejection == TokenRejection(.nonceReplayed, claim: "nonce"))
+        #expect(TokenProfile.layer.suspendedUserRejection == TokenRejection(.userSuspended, claim: "prn"))
+        #expect(TokenProfile.sinch.suspendedUserRejection == TokenRejection(.userSuspended, claim: "sub"))
     }
 }

@@ -9,7 +9,7 @@ import VouchStore
 /// are measured the same way, from the server's side of the call.
 ///
 /// Every `Store` requirement is forwarded explicitly, including those with a default
-/// implementation (`sessionAndUser`, `signInStanding`), so a backend's own faster version is
+/// implementation (`sessionAndUser`, `signInFacts`), so a backend's own faster version is
 /// still the one called: a method added to `Store` must be added here too.
 struct InstrumentedStore: Store {
     let base: any Store
@@ -128,8 +128,8 @@ struct InstrumentedStore: Store {
         try await timed(.revokeSessions) { try await base.revokeSessions(appID: appID, userID: userID, now: now) }
     }
 
-    func signInStanding(_ questions: SignInQuestions) async throws -> SignInStanding {
-        try await timed(.signInStanding) { try await base.signInStanding(questions) }
+    func signInFacts(_ questions: SignInFactsQuery) async throws -> SignInFacts {
+        try await timed(.signInFacts) { try await base.signInFacts(questions) }
     }
 
     func createSession(_ session: NewSession) async throws -> UserRecord {

@@ -4,7 +4,7 @@ enum StoreOperation: String, CaseIterable, Sendable {
     case createApp, app, apps, updateApp, createProvider, provider, bindProvider, unbindProvider, createKey,
         key, keys, setKeyStatus, createRegistrationSecret, registrationSecret, registrationSecrets,
         revokeRegistrationSecret, registrationNonceSeen, serverNonceUsed, user, setSuspended,
-        activeSessionCount, revokeSessions, signInStanding, createSession, session, sessionAndUser,
+        activeSessionCount, revokeSessions, signInFacts, createSession, session, sessionAndUser,
         revokeSession, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
         close
 }

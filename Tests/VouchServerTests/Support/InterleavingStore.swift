@@ -44,6 +44,7 @@ struct InterleavingStore: Store {
     func serverNonceUsed(hash: [UInt8], expiresAt: Int64) async throws -> Bool {
         try await base.serverNonceUsed(hash: hash, expiresAt: expiresAt)
     }
+    func signInFacts(_ query: SignInFactsQuery) async throws -> SignInFacts { try await base.signInFacts(query) }
     func user(appID: UUID, userID: String) async throws -> UserRecord? { try await base.user(appID: appID, userID: userID) }
     func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
         try await base.setSuspended(appID: appID, userID: userID, suspended: suspended, now: now)

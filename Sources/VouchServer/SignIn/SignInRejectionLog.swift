@@ -79,11 +79,3 @@ final class SignInRejectionLog: Sendable {
         }
     }
 }
-
-extension APIError {
-    /// The §5.4 reason when this is a token rejection (422 with `data.reason`), else `nil`.
-    var rejectionReason: RejectionReason? {
-        guard case .string(let text)? = body.data?["reason"] else { return nil }
-        return RejectionReason(rawValue: text)
-    }
-}

@@ -56,12 +56,11 @@ struct NonceIssuer: Sendable {
         return (nonce, expiresAt)
     }
 
-    /// What a genuine nonce proves about itself: its expiry, the app it admits (any when `nil`),
-    /// and the hash its use is recorded under.
+    /// What a genuine nonce proves about itself: the app it admits (any when `nil`), and the use a
+    /// session records (its hash, and its expiry, after which the record may go).
     struct Opened: Sendable {
-        let expiresAt: Int64
         let appID: UUID?
-        let hash: [UInt8]
+        let use: ServerNonceUse
 
         func admits(appID candidate: UUID) -> Bool { appID == nil || appID == candidate }
     }
@@ -91,7 +90,7 @@ struct NonceIssuer: Sendable {
         }
         // Copied as one buffer: `Array(digest)` walks the digest as a sequence of unknown length,
         // growing its array four times on every sign-in.
-        return Opened(expiresAt: expiresAt, appID: appID, hash: SHA256.hash(data: bytes).withUnsafeBytes { Array($0) })
+        return Opened(appID: appID, use: ServerNonceUse(hash: SHA256.hash(data: bytes).withUnsafeBytes { Array($0) }, expiresAt: expiresAt))
     }
 
     private static func unpaddedBase64Count(_ byteCount: Int) -> Int { (byteCount * 4 + 2) / 3 }

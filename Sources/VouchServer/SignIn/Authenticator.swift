@@ -3,6 +3,14 @@ import VouchProtocol
 import VouchStore
 import VouchTokens
 
+/// What a sign-in came to: a session, or a refusal with the rule the token breaks. A value, so that
+/// the route records the audit entry and the metric from it rather than from an error's body.
+enum SignInOutcome: Sendable {
+    case signedIn(SignedInSession)
+    /// `serverTime` is the time the token was judged at, which the 422 reports.
+    case refused(TokenRejection, serverTime: Int64)
+}
+
 /// The client API's use cases (PROTOCOL §3), independent of HTTP: the routes only translate.
 public struct Authenticator: Sendable {
     /// A session that passed every check of an authenticated request.
@@ -15,11 +23,14 @@ public struct Authenticator: Sendable {
     let verifier: TokenVerifier
     let nonces: NonceIssuer
     let clock: @Sendable () -> Int64
-    let parsedKeys = ParsedKeyCache()
+    let facts: StoreFacts
 
-    /// The verifier's view of the world at `now` (a retired registration secret verifies nothing).
-    func context(appID: UUID, now: Int64, purpose: StoreVerificationContext.Purpose) -> StoreVerificationContext {
-        StoreVerificationContext(store: store, nonces: nonces, parsedKeys: parsedKeys, appID: appID, now: now, purpose: purpose)
+    init(store: any Store, verifier: TokenVerifier, nonces: NonceIssuer, clock: @escaping @Sendable () -> Int64) {
+        self.store = store
+        self.verifier = verifier
+        self.nonces = nonces
+        self.clock = clock
+        self.facts = StoreFacts(store: store, nonces: nonces, parsedKeys: ParsedKeyCache())
     }
 
     /// A fresh nonce; bound to `appID` when given, so that it admits a sign-in to that app only.
@@ -28,37 +39,36 @@ public struct Authenticator: Sendable {
         return NonceResponse(nonce: issued.nonce, expiresAt: Timestamp.rfc3339(issued.expiresAt))
     }
 
-    /// `POST /sessions`: verifies the token, then consumes its nonce and creates the session in
-    /// one store transaction, so that a nonce admits at most one session however many requests
-    /// race for it. That transaction is also where a used nonce and a suspended user are found
-    /// (§5.4 #21–#23, the last rules): the verification does not read them first
-    /// (`StoreVerificationContext.Purpose.signIn`).
+    /// `POST /sessions`: plan, facts, verdict, then the session: its nonce consumed and the session
+    /// created in one store transaction, so that a nonce admits at most one session however many
+    /// requests race for it. That transaction is also where a used nonce and a suspended user are
+    /// found (§5.4 #21–#23, the last rules; `StoreFacts.forSignIn`).
     ///
-    /// The app is read with the verification's other look-ups (one store operation for all of
-    /// them), so its absence is known only after the verdict; it still outranks every verdict.
-    func signIn(identityToken: String, appID: UUID) async throws -> SignedInSession {
+    /// - Returns: the session, or the refusal with the rule the token breaks.
+    /// - Throws: `APIError.invalidAppID` for an unknown app (it outranks every verdict), and the
+    ///   store's failures.
+    func signIn(identityToken: String, appID: UUID) async throws -> SignInOutcome {
         let now = clock()
-        let context = context(appID: appID, now: now, purpose: .signIn)
-        let verdict = try await verifier.verdict(identityToken, appID: appID, context: context, now: now)
-        guard let app = try await context.app() else { throw APIError.invalidAppID }
+        let plan = verifier.plan(identityToken, appID: appID)
+        let gathered = try await facts.forSignIn(plan, now: now)
+        guard let app = gathered.app else { throw APIError.invalidAppID }
         let verified: VerifiedToken
-        switch verdict {
+        switch verifier.verdict(plan, facts: gathered.facts, now: now) {
         case .verified(let token): verified = token
-        case .rejected(let rejection): throw APIError.rejectedToken(rejection, serverTime: now)
+        case .rejected(let rejection): return .refused(rejection, serverTime: now)
         }
 
-        let nonceClaim: NonceClaim
+        let nonce: NonceClaim
         switch verified.profile {
         case .layer:
-            // The verification opened the nonce and found it usable for this app; what it learned
-            // is carried in the token, so it is not opened again.
-            guard let use = verified.serverNonceUse else {
-                throw APIError.rejectedToken(TokenRejection(.nonceNotFound, claim: "nce"), serverTime: now)
+            // A verified Layer token's nonce was found usable, so it was opened.
+            guard let use = gathered.nonceUse else {
+                return .refused(TokenRejection(.nonceNotFound, claim: verified.profile.nonceClaim), serverTime: now)
             }
-            nonceClaim = .serverNonce(hash: use.hash, expiresAt: use.expiresAt)
+            nonce = .serverNonce(use)
         case .sinch:
-            nonceClaim = .registrationNonce(appID: app.id, nonce: verified.nonce,
-                                            expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
+            nonce = .registrationNonce(appID: app.id, nonce: verified.nonce,
+                                       expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
         }
 
         let (token, sessionKey) = SessionToken.generate(now: now)
@@ -68,17 +78,13 @@ public struct Authenticator: Sendable {
             user = try await store.createSession(NewSession(
                 tokenHash: sessionKey, appID: app.id, userID: verified.userID,
                 profile: verified.identity,
-                createdAt: now, expiresAt: expiresAt, nonce: nonceClaim, keyID: verified.keyID))
+                createdAt: now, expiresAt: expiresAt, nonce: nonce, keyID: verified.keyID))
         } catch StoreError.nonceAlreadyUsed {
-            let rejection = verified.profile == .layer
-                ? TokenRejection(.nonceNotFound, claim: "nce") : TokenRejection(.nonceReplayed, claim: "nonce")
-            throw APIError.rejectedToken(rejection, serverTime: now)
+            return .refused(verified.profile.usedNonceRejection, serverTime: now)
         } catch StoreError.userSuspended {
-            // The same shape as the validation tool's finding: the claim that names the user.
-            let claim = verified.profile == .layer ? "prn" : "sub"
-            throw APIError.rejectedToken(TokenRejection(.userSuspended, claim: claim), serverTime: now)
+            return .refused(verified.profile.suspendedUserRejection, serverTime: now)
         }
-        return SignedInSession(sessionToken: token, expiresAt: Timestamp.rfc3339(expiresAt), user: user)
+        return .signedIn(SignedInSession(sessionToken: token, expiresAt: Timestamp.rfc3339(expiresAt), user: user))
     }
 
     /// Checks an `Authorization` header; throws the authentication challenge when it does not
@@ -116,8 +122,8 @@ public struct Authenticator: Sendable {
     /// The validation tool: every problem, never consuming the nonce.
     func validate(identityToken: String, app: AppRecord) async throws -> ValidateTokenResponse {
         let now = clock()
-        let diagnosis = try await verifier.diagnose(
-            identityToken, appID: app.id, context: context(appID: app.id, now: now, purpose: .validation), now: now)
+        let plan = verifier.plan(identityToken, appID: app.id)
+        let diagnosis = verifier.diagnose(plan, facts: try await facts.forValidation(plan, now: now), now: now)
         return ValidateTokenResponse(
             valid: diagnosis.isValid, reasons: diagnosis.rejections.map(ValidateTokenResponse.Finding.init),
             header: diagnosis.header, claims: diagnosis.claims, profile: diagnosis.profile?.rawValue)

@@ -6,8 +6,7 @@ import VouchStore
 /// The client API of PROTOCOL §3: what an app's SDK calls.
 struct ClientRoutes {
     let authenticator: Authenticator
-    /// Where rejected sign-ins are counted for the audit log.
-    let rejections: SignInRejectionLog
+    let signIns: SignInRecorder
     let rateLimiter: RateLimiter?
 
     func register(_ routes: RouteRegistrar<VouchRequestContext>) {
@@ -42,20 +41,23 @@ struct ClientRoutes {
     }
 
     private func createSession(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
-        try enforceRateLimit(context)
-        let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
-        let (token, appID) = try AppLookup.tokenAndAppID(body)
-        let session: SignedInSession
+        let outcome: SignInOutcome
+        let appID: UUID
         do {
-            session = try await authenticator.signIn(identityToken: token, appID: appID)
-        } catch let error as APIError {
-            // A rejection is only ever given for an app that exists.
-            if let reason = error.rejectionReason {
-                rejections.record(appID: appID, reason: reason, at: authenticator.clock())
-            }
+            try enforceRateLimit(context)
+            let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
+            let token: String
+            (token, appID) = try AppLookup.tokenAndAppID(body)
+            outcome = try await authenticator.signIn(identityToken: token, appID: appID)
+        } catch {
+            signIns.recordRefusal(error)
             throw error
         }
-        return JSONResponse.make(session, status: .created)
+        signIns.record(outcome, appID: appID)
+        switch outcome {
+        case .signedIn(let session): return JSONResponse.make(session, status: .created)
+        case .refused(let rejection, let serverTime): throw APIError.rejectedToken(rejection, serverTime: serverTime)
+        }
     }
 
     private func deleteSession(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
