@@ -69,8 +69,15 @@ public enum DevelopmentIdentityProvider {
         let router = Router(context: VouchRequestContext.self)
         let table = RouteTableBox()
         router.add(middleware: FailureMiddleware(routes: table))
-        let routes = RouteRegistrar(router: router, table: table)
-        routes.on(.post, "/identity_tokens") { request, context in
+        router.addRoutes(tokenRoutes(configuration: configuration))
+        table.load(from: router)
+        return router
+    }
+
+    /// `POST /identity_tokens` and `POST /registration_tokens`.
+    private static func tokenRoutes(configuration: Configuration) -> RouteCollection<VouchRequestContext> {
+        let routes = RouteCollection(context: VouchRequestContext.self)
+        routes.on("/identity_tokens", method: .post) { request, context in
             let body = try await decode(IdentityTokenRequest.self, request, context)
             guard let appText = body.appID else { throw Failure(error: "app_id is required", status: 422) }
             guard LayerID.parseApp(appText) != nil else { throw Failure(error: "app_id must be layer:///apps/<uuid> or a UUID", status: 422) }
@@ -85,7 +92,7 @@ public enum DevelopmentIdentityProvider {
                 throw Failure(error: error.description, status: 422)
             }
         }
-        routes.on(.post, "/registration_tokens") { request, context in
+        routes.on("/registration_tokens", method: .post) { request, context in
             guard let minter = configuration.sinchMinter else {
                 throw Failure(error: "started without --registration-key and --registration-secret", status: 404)
             }
@@ -97,7 +104,7 @@ public enum DevelopmentIdentityProvider {
                 throw Failure(error: error.description, status: 422)
             }
         }
-        return router
+        return routes
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: VouchRequestContext) async throws -> T {

@@ -52,32 +52,33 @@ public enum VouchServer {
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
         let router = Router(context: VouchRequestContext.self)
         // Middleware first: a route captures the middleware added before it is registered. The
-        // envelope's error answers consult the route table, which is filled in below (a class).
+        // envelope's 405 answers consult the route table, loaded from the router at the end.
         let table = RouteTableBox()
         router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: metrics,
                                                         writesRequestLines: writesRequestLines))
         if !configuration.trustedProxies.isEmpty {
             router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         }
-        let routes = RouteRegistrar(router: router, table: table)
         // The client API first: the router tries a path's first component against the routes'
         // in the order they were registered, and these are the ones a storm of clients calls.
-        ClientRoutes(authenticator: authenticator, signIns: SignInRecorder(metrics: metrics, rejections: rejections),
-                     rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil)
-            .register(routes)
-        MetricsRoute(metrics: metrics).register(routes)
-        OpenAPIRoute().register(routes)
+        router.addRoutes(ClientRoutes(
+            authenticator: authenticator, signIns: SignInRecorder(metrics: metrics, rejections: rejections),
+            rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil
+        ).routes)
+        router.addRoutes(MetricsRoute(metrics: metrics).routes)
+        router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
         AdminArea.register(
             AdminAPI(store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now).collections,
-            on: routes, adminToken: adminToken,
+            on: router, adminToken: adminToken,
             middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
         DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
                         sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
                         signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
                         audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
                         rejections: rejections, clock: clocks.now)
-            .register(on: router, table: table)
+            .register(on: router)
+        table.load(from: router)
         return router
     }
 }

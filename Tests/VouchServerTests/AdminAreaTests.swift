@@ -16,7 +16,8 @@ struct AdminAreaTests {
         addedLater.get("/added-later") { _, context in
             Response(status: .ok, body: .init(byteBuffer: .init(string: "\(context.principal == .adminToken)")))
         }
-        AdminArea.register([addedLater], on: RouteRegistrar(router: router, table: table), adminToken: AdminToken("the-admin-token"))
+        AdminArea.register([addedLater], on: router, adminToken: AdminToken("the-admin-token"))
+        table.load(from: router)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             for authorization in [nil, "Bearer wrong", "the-admin-token", "Basic the-admin-token"] {
@@ -40,9 +41,8 @@ struct AdminAreaTests {
         let table = RouteTableBox()
         router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: ServerMetrics()))
         // Wired wrongly on purpose: the admin context without the admin area's middleware.
-        RouteRegistrar(router: router.group(context: AdminContext.self), table: table).on(.get, "/admin/miswired") { _, _ in
-            Response(status: .ok)
-        }
+        router.group(context: AdminContext.self).get("/admin/miswired") { _, _ in Response(status: .ok) }
+        table.load(from: router)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             try await client.execute(uri: "/admin/miswired", method: .get, headers: [.authorization: "Bearer anything"]) { response in
@@ -58,8 +58,9 @@ struct AdminAreaTests {
         let routes = RouteCollection(context: AdminContext.self)
         routes.get("/things/:thing") { _, _ in Response(status: .ok) }
         routes.patch("/things/:thing") { _, _ in Response(status: .ok) }
-        AdminArea.register([routes], on: RouteRegistrar(router: Router(context: VouchRequestContext.self), table: table),
-                           adminToken: AdminToken("t"))
+        let router = Router(context: VouchRequestContext.self)
+        AdminArea.register([routes], on: router, adminToken: AdminToken("t"))
+        table.load(from: router)
         #expect(table.methods(forPath: "/admin/things/42") == [.get, .patch])
         #expect(table.methods(forPath: "/admin/things").isEmpty)
         #expect(table.methods(forPath: "/things/42").isEmpty)

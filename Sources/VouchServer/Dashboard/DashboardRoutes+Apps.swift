@@ -5,15 +5,18 @@ import VouchStore
 
 /// Apps (create, rename, session lifetime) and their registration secrets.
 extension DashboardRoutes {
-    func registerApps(_ routes: RouteRegistrar<DashboardContext>) {
-        routes.on(.get, "/dashboard/apps") { _, context in try await appsPage(context) }
-        routes.on(.post, "/dashboard/apps") { request, context in try await createApp(request, context) }
-        routes.on(.post, "/dashboard/apps/:app") { request, context in try await updateApp(request, context) }
-        routes.on(.get, "/dashboard/apps/:app/secrets") { _, context in
+    /// The signed-in pages of this area, added to the group that requires a dashboard session.
+    var appsArea: RouteCollection<DashboardContext> {
+        let routes = RouteCollection(context: DashboardContext.self)
+        routes.on("/dashboard/apps", method: .get) { _, context in try await appsPage(context) }
+        routes.on("/dashboard/apps", method: .post) { request, context in try await createApp(request, context) }
+        routes.on("/dashboard/apps/:app", method: .post) { request, context in try await updateApp(request, context) }
+        routes.on("/dashboard/apps/:app/secrets", method: .get) { _, context in
             try await secretsPage(context, appID: try Self.uuid(context, "app", what: "App"))
         }
-        routes.on(.post, "/dashboard/apps/:app/secrets") { _, context in try await createSecret(context) }
-        routes.on(.post, "/dashboard/apps/:app/secrets/:key/revoke") { request, context in try await revokeSecret(request, context) }
+        routes.on("/dashboard/apps/:app/secrets", method: .post) { _, context in try await createSecret(context) }
+        routes.on("/dashboard/apps/:app/secrets/:key/revoke", method: .post) { request, context in try await revokeSecret(request, context) }
+        return routes
     }
 
     private func appsPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {

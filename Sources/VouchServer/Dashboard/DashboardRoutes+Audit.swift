@@ -5,8 +5,11 @@ import VouchStore
 
 /// The audit log, filtered by a GET form and paged by links: no script needed.
 extension DashboardRoutes {
-    func registerAudit(_ routes: RouteRegistrar<DashboardContext>) {
-        routes.on(.get, "/dashboard/audit") { request, context in try await auditPage(request, context) }
+    /// The signed-in pages of this area, added to the group that requires a dashboard session.
+    var auditArea: RouteCollection<DashboardContext> {
+        let routes = RouteCollection(context: DashboardContext.self)
+        routes.on("/dashboard/audit", method: .get) { request, context in try await auditPage(request, context) }
+        return routes
     }
 
     private func auditPage(_ request: Request, _ context: DashboardContext) async throws -> Response {

@@ -7,18 +7,21 @@ import VouchTokens
 /// Providers (create, open, bind and unbind apps) and their signing keys (upload, generate in
 /// the browser, disable, enable, delete).
 extension DashboardRoutes {
-    func registerProviders(_ routes: RouteRegistrar<DashboardContext>) {
-        routes.on(.get, "/dashboard/providers") { _, context in try await providersPage(context) }
-        routes.on(.post, "/dashboard/providers") { request, context in try await createProvider(request, context) }
-        routes.on(.get, "/dashboard/providers/open") { request, context in try await openProvider(request, context) }
-        routes.on(.get, "/dashboard/providers/:provider") { _, context in
+    /// The signed-in pages of this area, added to the group that requires a dashboard session.
+    var providersArea: RouteCollection<DashboardContext> {
+        let routes = RouteCollection(context: DashboardContext.self)
+        routes.on("/dashboard/providers", method: .get) { _, context in try await providersPage(context) }
+        routes.on("/dashboard/providers", method: .post) { request, context in try await createProvider(request, context) }
+        routes.on("/dashboard/providers/open", method: .get) { request, context in try await openProvider(request, context) }
+        routes.on("/dashboard/providers/:provider", method: .get) { _, context in
             try await providerPage(context, id: try Self.uuid(context, "provider", what: "Provider"))
         }
-        routes.on(.post, "/dashboard/providers/:provider/bind") { request, context in try await bind(request, context, bound: true) }
-        routes.on(.post, "/dashboard/providers/:provider/unbind") { request, context in try await bind(request, context, bound: false) }
-        routes.on(.post, "/dashboard/providers/:provider/keys") { request, context in try await uploadKey(request, context) }
-        routes.on(.post, "/dashboard/keys/:key/status") { request, context in try await setKeyStatus(request, context) }
-        routes.on(.post, "/dashboard/keys/:key/delete") { request, context in try await deleteKey(request, context) }
+        routes.on("/dashboard/providers/:provider/bind", method: .post) { request, context in try await bind(request, context, bound: true) }
+        routes.on("/dashboard/providers/:provider/unbind", method: .post) { request, context in try await bind(request, context, bound: false) }
+        routes.on("/dashboard/providers/:provider/keys", method: .post) { request, context in try await uploadKey(request, context) }
+        routes.on("/dashboard/keys/:key/status", method: .post) { request, context in try await setKeyStatus(request, context) }
+        routes.on("/dashboard/keys/:key/delete", method: .post) { request, context in try await deleteKey(request, context) }
+        return routes
     }
 
     private func providersPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {

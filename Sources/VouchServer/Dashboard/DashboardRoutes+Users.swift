@@ -5,13 +5,16 @@ import VouchStore
 
 /// Users of an app: look up by user id, suspend or unsuspend, revoke every session.
 extension DashboardRoutes {
-    func registerUsers(_ routes: RouteRegistrar<DashboardContext>) {
-        routes.on(.get, "/dashboard/users") { request, context in
+    /// The signed-in pages of this area, added to the group that requires a dashboard session.
+    var usersArea: RouteCollection<DashboardContext> {
+        let routes = RouteCollection(context: DashboardContext.self)
+        routes.on("/dashboard/users", method: .get) { request, context in
             let query = request.uri.queryParameters
             return try await usersPage(context, app: query.get("app"), user: query.get("user"))
         }
-        routes.on(.post, "/dashboard/users/suspension") { request, context in try await changeUser(request, context, revoke: false) }
-        routes.on(.post, "/dashboard/users/revoke-sessions") { request, context in try await changeUser(request, context, revoke: true) }
+        routes.on("/dashboard/users/suspension", method: .post) { request, context in try await changeUser(request, context, revoke: false) }
+        routes.on("/dashboard/users/revoke-sessions", method: .post) { request, context in try await changeUser(request, context, revoke: true) }
+        return routes
     }
 
     private func usersPage(_ context: DashboardContext, app appText: String?, user: String?,

@@ -6,11 +6,14 @@ import VouchTokens
 /// The identity token validation tool: `Authenticator.validate`, the same diagnosis the admin
 /// API's tool gives, which never consumes the nonce.
 extension DashboardRoutes {
-    func registerValidation(_ routes: RouteRegistrar<DashboardContext>) {
-        routes.on(.get, "/dashboard/validate") { request, context in
+    /// The signed-in pages of this area, added to the group that requires a dashboard session.
+    var validationArea: RouteCollection<DashboardContext> {
+        let routes = RouteCollection(context: DashboardContext.self)
+        routes.on("/dashboard/validate", method: .get) { request, context in
             try await validationPage(context, app: request.uri.queryParameters.get("app").flatMap { LayerID.parseApp($0) })
         }
-        routes.on(.post, "/dashboard/validate") { request, context in try await validate(request, context) }
+        routes.on("/dashboard/validate", method: .post) { request, context in try await validate(request, context) }
+        return routes
     }
 
     private func validationPage(_ context: DashboardContext, app: UUID?, token: String = "", result: [String: Any]? = nil,

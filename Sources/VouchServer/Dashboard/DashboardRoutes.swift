@@ -26,27 +26,39 @@ struct DashboardRoutes: Sendable {
 
     var operations: AdminOperations { AdminOperations(store: store, clock: clock) }
 
-    func register(on router: Router<VouchRequestContext>, table: RouteTableBox) {
-        router.on("/", method: .get) { _, _ in DashboardResponse.redirect(to: "/dashboard") }
-        table.add(.get, "/")
-
-        let open = RouteRegistrar(router: router.group().add(middleware: DashboardErrorMiddleware(renderer: renderer)), table: table)
-        open.on(.get, "/dashboard/sign-in") { _, _ in signInPage() }
-        open.on(.post, "/dashboard/sign-in") { request, context in try await signIn(request, context) }
-        open.on(.get, "/dashboard/assets/:file") { _, context in try asset(context.parameters.get("file") ?? "") }
-
-        let signedIn = RouteRegistrar(router: router.group()
+    /// The dashboard on `router`: its public area, then every signed-in area on the group whose
+    /// middleware requires a dashboard session (and a CSRF token on every state-changing request)
+    /// and whose context is `DashboardContext`, so that a page cannot be added unguarded.
+    func register(on router: some RouterMethods<VouchRequestContext>) {
+        router.addRoutes(publicArea)
+        let signedIn = router.group()
             .add(middleware: DashboardErrorMiddleware(renderer: renderer))
             .add(middleware: DashboardSessionMiddleware(sessions: sessions))
             .add(middleware: audit)
-            .group(context: DashboardContext.self), table: table)
-        signedIn.on(.get, "/dashboard") { _, _ in DashboardResponse.redirect(to: "/dashboard/apps") }
-        signedIn.on(.post, "/dashboard/sign-out") { _, context in await signOut(context) }
-        registerApps(signedIn)
-        registerProviders(signedIn)
-        registerUsers(signedIn)
-        registerValidation(signedIn)
-        registerAudit(signedIn)
+            .group(context: DashboardContext.self)
+        for area in [sessionArea, appsArea, providersArea, usersArea, validationArea, auditArea] {
+            signedIn.addRoutes(area)
+        }
+    }
+
+    /// What a browser may ask for without a session: the sign-in page and the assets.
+    private var publicArea: RouteCollection<VouchRequestContext> {
+        let routes = RouteCollection(context: VouchRequestContext.self)
+        routes.on("/", method: .get) { _, _ in DashboardResponse.redirect(to: "/dashboard") }
+        routes.group()
+            .add(middleware: DashboardErrorMiddleware(renderer: renderer))
+            .on("/dashboard/sign-in", method: .get) { _, _ in signInPage() }
+            .on("/dashboard/sign-in", method: .post) { request, context in try await signIn(request, context) }
+            .on("/dashboard/assets/:file", method: .get) { _, context in try asset(context.parameters.get("file") ?? "") }
+        return routes
+    }
+
+    /// The signed-in session itself: the landing redirect and signing out.
+    private var sessionArea: RouteCollection<DashboardContext> {
+        let routes = RouteCollection(context: DashboardContext.self)
+        routes.on("/dashboard", method: .get) { _, _ in DashboardResponse.redirect(to: "/dashboard/apps") }
+        routes.on("/dashboard/sign-out", method: .post) { _, context in await signOut(context) }
+        return routes
     }
 
     // MARK: Sign-in

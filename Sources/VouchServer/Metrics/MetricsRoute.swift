@@ -7,8 +7,8 @@ import NIOCore
 struct MetricsRoute {
     let metrics: ServerMetrics
 
-    func register(_ routes: RouteRegistrar<VouchRequestContext>) {
-        routes.on(.get, "/metrics") { _, _ in
+    var routes: RouteCollection<VouchRequestContext> {
+        RouteCollection(context: VouchRequestContext.self).on("/metrics", method: .get) { _, _ in
             Response(status: .ok,
                      headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))

@@ -23,8 +23,8 @@ struct OpenAPIRoute {
     /// Cacheable for an hour, then revalidated cheaply with `If-None-Match`.
     static let cacheControl = "public, max-age=3600"
 
-    func register(_ routes: RouteRegistrar<VouchRequestContext>) {
-        routes.on(.get, "/openapi.json") { request, _ in
+    var routes: RouteCollection<VouchRequestContext> {
+        RouteCollection(context: VouchRequestContext.self).on("/openapi.json", method: .get) { request, _ in
             if Self.matches(request.headers[.ifNoneMatch]) {
                 return Response(status: .notModified,
                                 headers: [.eTag: Self.entityTag, .cacheControl: Self.cacheControl])

@@ -9,12 +9,14 @@ struct ClientRoutes {
     let signIns: SignInRecorder
     let rateLimiter: RateLimiter?
 
-    func register(_ routes: RouteRegistrar<VouchRequestContext>) {
-        routes.on(.get, "/health") { _, _ in try await health() }
-        routes.on(.post, "/nonces") { request, context in try await createNonce(request, context) }
-        routes.on(.post, "/sessions") { request, context in try await createSession(request, context) }
-        routes.on(.delete, "/sessions/:token") { request, context in try await deleteSession(request, context) }
-        routes.on(.get, "/users/me") { request, _ in try await currentUser(request) }
+    var routes: RouteCollection<VouchRequestContext> {
+        let routes = RouteCollection(context: VouchRequestContext.self)
+        routes.on("/health", method: .get) { _, _ in try await health() }
+        routes.on("/nonces", method: .post) { request, context in try await createNonce(request, context) }
+        routes.on("/sessions", method: .post) { request, context in try await createSession(request, context) }
+        routes.on("/sessions/:token", method: .delete) { request, context in try await deleteSession(request, context) }
+        routes.on("/users/me", method: .get) { request, _ in try await currentUser(request) }
+        return routes
     }
 
     private func health() async throws -> Response {
