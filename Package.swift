@@ -8,7 +8,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "vouch",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "VouchProtocol", targets: ["VouchProtocol"]),
         .library(name: "VouchTokens", targets: ["VouchTokens"]),
@@ -36,14 +36,23 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
+        // What the package's modules share that is no part of any product's API: a lock, a bounded
+        // table, byte-wise string comparison, UUID and hex text. The SDK re-exports VouchProtocol
+        // only, so none of this reaches an app.
+        .target(
+            name: "VouchSupport",
+            swiftSettings: strict
+        ),
         .target(
             name: "VouchProtocol",
+            dependencies: ["VouchSupport"],
             swiftSettings: strict
         ),
         .target(
             name: "VouchTokens",
             dependencies: [
                 "VouchProtocol",
+                "VouchSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -60,6 +69,7 @@ let package = Package(
             dependencies: [
                 "VouchStore",
                 "VouchProtocol",
+                "VouchSupport",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -81,6 +91,12 @@ let package = Package(
         // Test-only libraries: the checks every backend must pass, and helpers shared by test targets.
         .target(
             name: "VouchTestSupport",
+            swiftSettings: strict
+        ),
+        // A fresh PostgreSQL database per test: apart, so that a test target without PostgreSQL
+        // links no database driver.
+        .target(
+            name: "VouchPostgresTestSupport",
             dependencies: [
                 "VouchStorePostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -99,6 +115,7 @@ let package = Package(
             name: "VouchServer",
             dependencies: [
                 "VouchProtocol",
+                "VouchSupport",
                 "VouchTokens",
                 "VouchStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -205,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchProtocolTests",
-            dependencies: ["VouchProtocol", "VouchTestSupport"],
+            dependencies: ["VouchProtocol", "VouchSupport", "VouchTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -228,7 +245,8 @@ let package = Package(
         .testTarget(
             name: "VouchStorePostgresTests",
             dependencies: [
-                "VouchStore", "VouchStorePostgres", "VouchStoreConformance", "VouchTestSupport", "VouchProtocol",
+                "VouchStore", "VouchStorePostgres", "VouchStoreConformance", "VouchTestSupport", "VouchPostgresTestSupport",
+                "VouchProtocol",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -238,6 +256,7 @@ let package = Package(
             name: "VouchServerTests",
             dependencies: [
                 "VouchDevelopmentIdentityProvider",
+                "VouchPostgresTestSupport",
                 "VouchServer",
                 "VouchStore",
                 "VouchStoreConformance",

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import VouchProtocol
 
 /// Runs `operation`, giving up after `seconds` even if the operation ignores cancellation (an
@@ -36,7 +37,7 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
         var done = false
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     func install(_ continuation: CheckedContinuation<T, any Error>) {
         let early: Result<T, any Error>? = state.withLock {

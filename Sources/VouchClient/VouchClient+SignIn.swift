@@ -146,7 +146,7 @@ extension VouchClient {
         var lastError = VouchClientError.superseded
         for attempt in 0..<policy.maximumAttempts {
             if attempt > 0 {
-                let retryAfter: Int? = if case .rateLimited(let seconds) = lastError { seconds } else { nil }
+                let retryAfter = lastError.retryAfterSeconds
                 try? await Task.sleep(for: .seconds(policy.delay(beforeAttempt: attempt, retryAfterSeconds: retryAfter)))
                 nonce = nil
             }
@@ -201,11 +201,11 @@ extension VouchClient {
     /// a nonce that was used or expired meanwhile. Never a refused signature, key, provider,
     /// binding, suspension, malformed token or a clock that is off.
     static func isWorthRetrying(_ error: VouchClientError) -> Bool {
-        switch error {
+        switch error.kind {
         case .network, .serverUnavailable, .rateLimited, .tokenProviderFailed, .tokenProviderTimedOut:
             true
-        case .invalidIdentityToken(let rejection):
-            rejection.knownReason == .nonceNotFound || rejection.knownReason == .nonceReplayed
+        case .invalidIdentityToken:
+            error.tokenRejection?.knownReason == .nonceNotFound || error.tokenRejection?.knownReason == .nonceReplayed
         default:
             false
         }

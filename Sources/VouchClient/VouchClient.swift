@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import VouchProtocol
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -168,7 +169,7 @@ public actor VouchClient {
 /// The delegate, weakly, readable from the delivery task.
 final class DelegateBox: Sendable {
     private struct Reference { weak var delegate: (any VouchClientDelegate)? }
-    private let reference = Locked(Reference())
+    private let reference = Mutex(Reference())
 
     var value: (any VouchClientDelegate)? { reference.withLock { $0.delegate } }
     func set(_ delegate: (any VouchClientDelegate)?) { reference.withLock { $0.delegate = delegate } }

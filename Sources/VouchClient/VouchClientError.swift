@@ -1,78 +1,179 @@
 import Foundation
 import VouchProtocol
 
-/// Everything that can go wrong in the client, as values an app can switch on.
+/// Everything that can go wrong in the client, as a value an app can switch on.
 ///
-/// Each case's `description` says what a developer should do about it, because these errors end
-/// up in bug reports more often than in code.
-public enum VouchClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `authenticate` or `start` while another user is signed in: LayerKit's rule is that the app
-    /// deauthenticates first (or uses `connect(userID:)`, which does both).
-    case alreadyAuthenticated(userID: String)
-    /// The call needs a signed-in user and there is none.
-    case notAuthenticated
-    /// `POST /sessions` refused the token (422); the rejection carries the server's reason,
-    /// message and clock.
-    case invalidIdentityToken(IdentityTokenRejection)
-    /// The server challenged the session and the client could not answer: no identity-token
-    /// provider is configured, the reason cannot be fixed by signing in again (suspension), or
-    /// every bounded attempt failed (`underlying` says why the last one did).
-    case challengeUnanswered(ChallengeDetails)
-    /// The app's identity-token or registration-credentials provider threw.
-    case tokenProviderFailed(message: String)
-    /// The app's provider did not answer within the configured timeout.
-    case tokenProviderTimedOut(seconds: Double)
-    /// A sign-in that was overtaken by `deauthenticate()` or a user switch: its result was
-    /// discarded so that it cannot resurrect the previous user's session.
-    case superseded
-    /// The request did not reach the server or its answer did not come back.
-    case network(message: String)
-    /// The server answered 5xx (503 while its store is unreachable).
-    case serverUnavailable(status: Int)
-    /// 429: wait `retryAfterSeconds` before the next sign-in attempt.
-    case rateLimited(retryAfterSeconds: Int?)
-    /// The server does not know the app the client was created for (403 `invalid_app_id`).
-    case invalidAppID(message: String)
-    /// The persisted session could not be read for a reason that may pass (locked keychain,
-    /// unreadable or foreign-owned file). The client is *not* treated as signed out: retry later.
-    case credentialStoreUnavailable(message: String)
-    /// Any other error answer of the server, with its body when it had the protocol's shape.
-    case server(status: Int, id: String?, message: String?)
-    /// An answer that does not follow the protocol.
-    case invalidResponse(message: String)
+/// A struct rather than an enum, so that a kind added in a later version breaks no app: switch on
+/// `kind` with a `default:`, and read the details the kind documents (`tokenRejection`,
+/// `challenge`, `message`…). Each `description` says what a developer should do about it, because
+/// these errors end up in bug reports more often than in code.
+public struct VouchClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong. Compare with the static members (`error.kind == .notAuthenticated`, or
+    /// `case .notAuthenticated:` in a `switch` with a `default:`).
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable {
+            case alreadyAuthenticated, notAuthenticated, invalidIdentityToken, challengeUnanswered
+            case tokenProviderFailed, tokenProviderTimedOut, superseded, network, serverUnavailable
+            case rateLimited, invalidAppID, credentialStoreUnavailable, server, invalidResponse
+        }
+
+        fileprivate let base: Base
+
+        public var description: String { base.rawValue }
+
+        /// `authenticate` or `start` while another user is signed in: LayerKit's rule is that the
+        /// app deauthenticates first (or uses `connect(userID:)`, which does both). `userID`.
+        public static let alreadyAuthenticated = Kind(base: .alreadyAuthenticated)
+        /// The call needs a signed-in user and there is none.
+        public static let notAuthenticated = Kind(base: .notAuthenticated)
+        /// `POST /sessions` refused the token (422): `tokenRejection` carries the server's reason,
+        /// message and clock.
+        public static let invalidIdentityToken = Kind(base: .invalidIdentityToken)
+        /// The server challenged the session and the client could not answer: no identity-token
+        /// provider is configured, the reason cannot be fixed by signing in again (suspension), or
+        /// every bounded attempt failed. `challenge` (its `underlying` says why the last one did).
+        public static let challengeUnanswered = Kind(base: .challengeUnanswered)
+        /// The app's identity-token or registration-credentials provider threw. `message`.
+        public static let tokenProviderFailed = Kind(base: .tokenProviderFailed)
+        /// The app's provider did not answer within the configured timeout. `timeoutSeconds`.
+        public static let tokenProviderTimedOut = Kind(base: .tokenProviderTimedOut)
+        /// A sign-in overtaken by `deauthenticate()` or a user switch: its result was discarded so
+        /// that it cannot resurrect the previous user's session.
+        public static let superseded = Kind(base: .superseded)
+        /// The request did not reach the server or its answer did not come back. `message`.
+        public static let network = Kind(base: .network)
+        /// The server answered 5xx (503 while its store is unreachable). `status`.
+        public static let serverUnavailable = Kind(base: .serverUnavailable)
+        /// 429: wait `retryAfterSeconds` before the next sign-in attempt.
+        public static let rateLimited = Kind(base: .rateLimited)
+        /// The server does not know the app the client was created for (`invalid_app_id`). `message`.
+        public static let invalidAppID = Kind(base: .invalidAppID)
+        /// The persisted session could not be read for a reason that may pass (locked keychain,
+        /// unreadable or foreign-owned file). The client is *not* treated as signed out: retry
+        /// later. `message`.
+        public static let credentialStoreUnavailable = Kind(base: .credentialStoreUnavailable)
+        /// Any other error answer of the server: `status`, and `serverErrorID` and `message` when
+        /// its body had the protocol's shape.
+        public static let server = Kind(base: .server)
+        /// An answer that does not follow the protocol. `message`.
+        public static let invalidResponse = Kind(base: .invalidResponse)
+    }
+
+    public let kind: Kind
+    /// `.alreadyAuthenticated`: the user who is signed in.
+    public private(set) var userID: String?
+    /// `.invalidIdentityToken`: what the server disliked about the token.
+    public private(set) var tokenRejection: IdentityTokenRejection?
+    /// `.challengeUnanswered`: the challenge, with its fresh nonce.
+    public private(set) var challenge: ChallengeDetails?
+    /// The cause in words, for the kinds that document it.
+    public private(set) var message: String?
+    /// `.serverUnavailable`, `.server`: the HTTP status.
+    public private(set) var status: Int?
+    /// `.server`: the protocol's error id (`data.id`), when the body had one.
+    public private(set) var serverErrorID: String?
+    /// `.rateLimited`: the server's `Retry-After`, when it sent one.
+    public private(set) var retryAfterSeconds: Int?
+    /// `.tokenProviderTimedOut`: the timeout that passed.
+    public private(set) var timeoutSeconds: Double?
+
+    private init(_ kind: Kind) { self.kind = kind }
+
+    public static func alreadyAuthenticated(userID: String) -> Self {
+        var error = Self(.alreadyAuthenticated)
+        error.userID = userID
+        return error
+    }
+
+    public static let notAuthenticated = Self(.notAuthenticated)
+
+    public static func invalidIdentityToken(_ rejection: IdentityTokenRejection) -> Self {
+        var error = Self(.invalidIdentityToken)
+        error.tokenRejection = rejection
+        return error
+    }
+
+    public static func challengeUnanswered(_ challenge: ChallengeDetails) -> Self {
+        var error = Self(.challengeUnanswered)
+        error.challenge = challenge
+        return error
+    }
+
+    public static func tokenProviderFailed(message: String) -> Self { Self(.tokenProviderFailed, message: message) }
+
+    public static func tokenProviderTimedOut(seconds: Double) -> Self {
+        var error = Self(.tokenProviderTimedOut)
+        error.timeoutSeconds = seconds
+        return error
+    }
+
+    public static let superseded = Self(.superseded)
+
+    public static func network(message: String) -> Self { Self(.network, message: message) }
+
+    public static func serverUnavailable(status: Int) -> Self {
+        var error = Self(.serverUnavailable)
+        error.status = status
+        return error
+    }
+
+    public static func rateLimited(retryAfterSeconds: Int?) -> Self {
+        var error = Self(.rateLimited)
+        error.retryAfterSeconds = retryAfterSeconds
+        return error
+    }
+
+    public static func invalidAppID(message: String) -> Self { Self(.invalidAppID, message: message) }
+
+    public static func credentialStoreUnavailable(message: String) -> Self { Self(.credentialStoreUnavailable, message: message) }
+
+    public static func server(status: Int, id: String?, message: String?) -> Self {
+        var error = Self(.server)
+        error.status = status
+        error.serverErrorID = id
+        error.message = message
+        return error
+    }
+
+    public static func invalidResponse(message: String) -> Self { Self(.invalidResponse, message: message) }
+
+    private init(_ kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
 
     public var description: String {
-        switch self {
-        case .alreadyAuthenticated(let userID):
-            "User \"\(userID)\" is already authenticated: call deauthenticate() and wait for it, or use connect(userID:), before authenticating another user."
+        switch kind.base {
+        case .alreadyAuthenticated:
+            "User \"\(userID ?? "")\" is already authenticated: call deauthenticate() and wait for it, or use connect(userID:), before authenticating another user."
         case .notAuthenticated:
             "No user is authenticated: authenticate(identityToken:), connect(userID:) or start(userID:) first."
-        case .invalidIdentityToken(let rejection):
-            "The server refused the identity token (\(rejection.reason)): \(rejection.message) Fix the token your backend mints."
-                + (rejection.clockSkewSeconds.map { " The server's clock differs from this device's by about \($0) s; check the clock of the machine that minted the token." } ?? "")
-        case .challengeUnanswered(let details):
-            "The server asked for a new sign-in (\(details.reason.rawValue)) and the client could not answer it"
-                + (details.underlying.map { ": \($0)" } ?? ": configure an identity-token provider or authenticate again with the challenge's nonce.")
-        case .tokenProviderFailed(let message):
-            "The app's token provider threw: \(message). Check the app's backend."
-        case .tokenProviderTimedOut(let seconds):
-            "The app's token provider did not answer within \(seconds) s. Check the app's backend, or raise providerTimeout."
+        case .invalidIdentityToken:
+            "The server refused the identity token (\(tokenRejection?.reason ?? "")): \(tokenRejection?.message ?? "") Fix the token your backend mints."
+                + (tokenRejection?.clockSkewSeconds.map { " The server's clock differs from this device's by about \($0) s; check the clock of the machine that minted the token." } ?? "")
+        case .challengeUnanswered:
+            "The server asked for a new sign-in (\(challenge?.reason.rawValue ?? "")) and the client could not answer it"
+                + (challenge?.underlying.map { ": \($0)" } ?? ": configure an identity-token provider or authenticate again with the challenge's nonce.")
+        case .tokenProviderFailed:
+            "The app's token provider threw: \(message ?? ""). Check the app's backend."
+        case .tokenProviderTimedOut:
+            "The app's token provider did not answer within \(timeoutSeconds ?? 0) s. Check the app's backend, or raise providerTimeout."
         case .superseded:
             "The sign-in was discarded because deauthenticate() or a user switch happened while it was in flight."
-        case .network(let message):
-            "The Vouch server could not be reached (\(message)). Retry when the device is online."
-        case .serverUnavailable(let status):
-            "The Vouch server is unavailable (HTTP \(status)). Retry later."
-        case .rateLimited(let retryAfter):
-            "Too many sign-in requests: retry after \(retryAfter.map { "\($0) s" } ?? "a while")."
-        case .invalidAppID(let message):
-            "The server does not know this app id (\(message)). Check the appID passed to VouchClient."
-        case .credentialStoreUnavailable(let message):
-            "The stored session could not be read (\(message)). The user is not signed out; retry once the store is readable."
-        case .server(let status, let id, let message):
-            "The server answered HTTP \(status)\(id.map { " \($0)" } ?? "")\(message.map { ": \($0)" } ?? "")."
-        case .invalidResponse(let message):
-            "The server's answer does not follow the Vouch protocol: \(message)."
+        case .network:
+            "The Vouch server could not be reached (\(message ?? "")). Retry when the device is online."
+        case .serverUnavailable:
+            "The Vouch server is unavailable (HTTP \(status ?? 503)). Retry later."
+        case .rateLimited:
+            "Too many sign-in requests: retry after \(retryAfterSeconds.map { "\($0) s" } ?? "a while")."
+        case .invalidAppID:
+            "The server does not know this app id (\(message ?? "")). Check the appID passed to VouchClient."
+        case .credentialStoreUnavailable:
+            "The stored session could not be read (\(message ?? "")). The user is not signed out; retry once the store is readable."
+        case .server:
+            "The server answered HTTP \(status ?? 0)\(serverErrorID.map { " \($0)" } ?? "")\(message.map { ": \($0)" } ?? "")."
+        case .invalidResponse:
+            "The server's answer does not follow the Vouch protocol: \(message ?? "")."
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import VouchProtocol
 
 /// What happened to the client's authentication, in the order it happened.
@@ -38,7 +39,7 @@ public extension VouchClientDelegate {
 /// Fans events out to every `events()` stream, in emission order. Emission happens on the client
 /// actor, so the order is the order of the state changes.
 final class EventHub: Sendable {
-    private let subscribers = Locked<[UUID: AsyncStream<VouchClientEvent>.Continuation]>([:])
+    private let subscribers = Mutex<[UUID: AsyncStream<VouchClientEvent>.Continuation]>([:])
 
     func subscribe() -> AsyncStream<VouchClientEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: VouchClientEvent.self, bufferingPolicy: .bufferingNewest(1024))

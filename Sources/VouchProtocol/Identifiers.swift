@@ -1,4 +1,5 @@
 import Foundation
+import VouchSupport
 
 /// The `layer:///…` identifiers of PROTOCOL §1.
 ///

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import VouchProtocol
 import VouchTokens
+import VouchSupport
 
 /// Reads and decodes JSON request bodies with the protocol's limits and error answers:
 /// over 64 KiB → 413, wrong content type or malformed JSON → 400 `invalid_request`,

@@ -1,4 +1,5 @@
 import VouchProtocol
+import VouchSupport
 
 /// The header rules #5–#7, shared by both profiles: all missing parameters first, then all wrongly
 /// typed ones, then all wrong values, so that the first finding is the lowest-numbered rule.

@@ -1,4 +1,5 @@
 import VouchProtocol
+import VouchSupport
 
 /// The members of a token's header or claims set, in the order they were written.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import VouchProtocol
+import VouchSupport
 
 /// The Layer identity-token profile (PROTOCOL §5.1): RS256 with a provider's registered key.
 ///

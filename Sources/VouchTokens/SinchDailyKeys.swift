@@ -1,3 +1,4 @@
+import Synchronization
 import VouchProtocol
 
 /// Daily keys already derived, by application secret and date.
@@ -37,7 +38,7 @@ final class SinchDailyKeys: Sendable {
         var latest: (entry: Entry, key: KeyedHMAC)?
     }
 
-    private let keys = Locked(Keys())
+    private let keys = Mutex(Keys())
 
     func key(secret: [UInt8], date: CivilDate) -> KeyedHMAC {
         let entry = Entry(secret: secret, day: date.daysSinceEpoch)

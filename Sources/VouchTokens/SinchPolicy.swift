@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import VouchProtocol
+import VouchSupport
 
 /// The Sinch registration-token profile (PROTOCOL §5.2): HS256 under a daily key derived from
 /// the app's registration secret.

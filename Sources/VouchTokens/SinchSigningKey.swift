@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import VouchSupport
 
 /// The Sinch profile's daily signing key: HMAC-SHA256(key: application secret, message: "YYYYMMDD").
 ///

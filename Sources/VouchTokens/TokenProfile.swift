@@ -1,4 +1,5 @@
 import VouchProtocol
+import VouchSupport
 
 /// The two token profiles of PROTOCOL §5.
 public enum TokenProfile: String, Sendable, Codable, Equatable {

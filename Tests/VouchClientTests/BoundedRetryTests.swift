@@ -60,7 +60,7 @@ import VouchTestSupport
             #expect(results.count == 20)
             for result in results {
                 guard case .failure(let error) = result else { Issue.record("a request succeeded offline"); continue }
-                switch error {
+                switch error.kind {
                 case .network, .challengeUnanswered, .notAuthenticated: break
                 default: Issue.record("unexpected \(error)")
                 }
@@ -100,7 +100,7 @@ import VouchTestSupport
                     limited = error
                 }
             }
-            guard case .rateLimited(let retryAfter)? = limited else { Issue.record("never limited: \(String(describing: limited))"); return }
+            guard let limited, limited.kind == .rateLimited, case let retryAfter = limited.retryAfterSeconds else { Issue.record("never limited: \(String(describing: limited))"); return }
             #expect((retryAfter ?? 0) >= 1)
         }
     }

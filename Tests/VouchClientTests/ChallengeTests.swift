@@ -84,7 +84,7 @@ import FoundationNetworking
                 _ = try await client.currentUserFromServer()
                 Issue.record("a revoked session was accepted")
             } catch let error as VouchClientError {
-                guard case .challengeUnanswered(let challenge) = error else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .challengeUnanswered, let challenge = error.challenge else { Issue.record("unexpected \(error)"); return }
                 #expect(challenge.reason == .sessionRevoked)
                 // The app answers it the LayerKit way, with the challenge's nonce.
                 #expect(try await client.authenticatedUser() == nil)
@@ -134,7 +134,7 @@ import FoundationNetworking
                 _ = try await client.currentUserFromServer()
                 Issue.record("a garbage token was accepted")
             } catch let error as VouchClientError {
-                guard case .invalidIdentityToken(let rejection) = error else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
                 #expect(rejection.knownReason == .malformedBase64URL || rejection.knownReason == .malformedJSON)
                 #expect(rejection.serverTime != nil)
             }
@@ -153,7 +153,7 @@ import FoundationNetworking
                 _ = try await client.currentUserFromServer()
                 Issue.record("a suspended user's session was accepted")
             } catch let error as VouchClientError {
-                guard case .challengeUnanswered(let challenge) = error else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .challengeUnanswered, let challenge = error.challenge else { Issue.record("unexpected \(error)"); return }
                 #expect(challenge.reason == .userSuspended)
             }
             #expect(backend.callCount == 1)
@@ -163,7 +163,7 @@ import FoundationNetworking
                 try await client.connect(userID: "alice")
                 Issue.record("a suspended user signed in")
             } catch let error as VouchClientError {
-                guard case .invalidIdentityToken(let rejection) = error else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
                 #expect(rejection.knownReason == .userSuspended)
             }
             #expect(backend.callCount == 2)

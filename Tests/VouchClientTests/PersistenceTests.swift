@@ -65,7 +65,7 @@ import Glibc
                 _ = try await second.authenticatedUser()
                 Issue.record("an unreadable store was taken for a signed-out user")
             } catch let error as VouchClientError {
-                guard case .credentialStoreUnavailable(let message) = error else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .credentialStoreUnavailable, let message = error.message else { Issue.record("unexpected \(error)"); return }
                 #expect(!message.isEmpty)
             }
             await #expect(throws: VouchClientError.self) { try await second.requestAuthenticationNonce() }

@@ -41,7 +41,7 @@ import VouchClient
                 try await other.authenticate(identityToken: token)
                 Issue.record("a nonce bound to one app signed in to another")
             } catch let error as VouchClientError {
-                guard case .invalidIdentityToken(let rejection) = error else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
                 #expect(rejection.reason == "eit_nonce_not_found" || rejection.reason == "eit_provider_not_bound_to_app")
             }
         }
@@ -54,7 +54,7 @@ import VouchClient
                 try await client.authenticate(identityToken: "only.two")
                 Issue.record("a malformed token was accepted")
             } catch let error as VouchClientError {
-                guard case .invalidIdentityToken(let rejection) = error else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
                 #expect(rejection.knownReason == .wrongJWSPartCount)
                 #expect(!rejection.message.isEmpty)
                 let serverTime = try #require(rejection.serverTime)
@@ -94,7 +94,7 @@ import VouchClient
 
             proxy.setOffline(true)
             let result = try await client.deauthenticate()
-            guard case .unconfirmed(.network) = result else {
+            guard case .unconfirmed(let cause) = result, cause.kind == .network else {
                 Issue.record("offline deauthentication answered \(result)")
                 return
             }

@@ -1,5 +1,5 @@
 import Testing
-@_spi(VouchInternals) import VouchProtocol
+import VouchSupport
 
 /// The bounded table behind the rate limiter's clients and the SQLite writer's users.
 @Suite("Two generations")

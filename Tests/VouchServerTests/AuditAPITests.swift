@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchProtocol
 import VouchStore
+import VouchTestSupport
 
 @Suite("Audit log and key last-verified (PROTOCOL §8) over real HTTP")
 struct AuditAPITests {

@@ -148,7 +148,7 @@ struct ClientAPITests {
     /// queued), so the look-ups on one connection and the session's transaction on another still
     /// admit one.
     @Test("one nonce, twenty concurrent sign-ins: exactly one session",
-          arguments: [SQLiteReadConnection.never, .inline, .whenBusy, .always])
+          arguments: [SQLiteReadConnection.never, .inline, .always])
     func concurrentSingleUseNonce(readConnection: SQLiteReadConnection) async throws {
         try await LiveServer.run(readConnection: readConnection) { server in
             let fixture = try await Fixture.make(server)

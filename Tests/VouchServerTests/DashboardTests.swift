@@ -3,6 +3,7 @@ import Testing
 import VouchProtocol
 import VouchStore
 @testable import VouchServer
+import VouchTestSupport
 
 @Suite("Dashboard over real HTTP")
 struct DashboardTests {

@@ -3,6 +3,7 @@ import NIOHTTP1
 import Testing
 import VouchProtocol
 import VouchStorePostgres
+import VouchPostgresTestSupport
 import VouchTestSupport
 import VouchTokens
 

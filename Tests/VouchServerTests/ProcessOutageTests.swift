@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import Testing
 import VouchStorePostgres
+import VouchPostgresTestSupport
 import VouchTestSupport
 import VouchTokens
 

@@ -5,6 +5,7 @@ import VouchProtocol
 import VouchStore
 import VouchStoreConformance
 @testable import VouchStorePostgres
+import VouchPostgresTestSupport
 import VouchTestSupport
 
 /// What the tests open stores with: small pools, because the checks run in parallel and all share

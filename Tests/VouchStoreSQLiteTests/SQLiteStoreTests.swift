@@ -111,7 +111,7 @@ struct SQLiteStoreTests {
     func backgroundCheckpoint() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
-            let store = try await SQLiteStore.open(path: path, readConnection: .whenBusy)
+            let store = try await SQLiteStore.open(path: path, readConnection: .always)
             do {
                 #expect(try await store.pragma("wal_autocheckpoint") == "\(SQLiteCheckpointer.writerBackstopPages)")
                 let checkpointer = try #require(store.checkpointer)
@@ -152,7 +152,7 @@ struct SQLiteStoreTests {
     func logStartsOverUnderStorm() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
-            try await closing(try await SQLiteStore.open(path: path, readConnection: .whenBusy)) { store in
+            try await closing(try await SQLiteStore.open(path: path, readConnection: .always)) { store in
                 let checkpointer = try #require(store.checkpointer)
                 let app = try await store.addApp()
                 let before = try walCheckpointSequence(path + "-wal")

@@ -1,6 +1,7 @@
 import NIOCore
 import VouchProtocol
 import VouchStore
+import VouchSupport
 
 /// Writes JSON bodies straight into bytes, for the answers of the hot client routes.
 ///
@@ -147,7 +148,7 @@ struct JSONBodyWriter {
     private mutating func writeOutPending() {
         let count = pendingCount
         guard count > 0 else { return }
-        withUnsafeBytes(of: &pending) { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        _ = withUnsafeBytes(of: &pending) { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         pendingCount = 0
     }
 

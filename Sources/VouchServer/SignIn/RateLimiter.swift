@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-@_spi(VouchInternals) import VouchProtocol
+import VouchSupport
 
 /// Per-client token buckets for the unauthenticated, write-causing routes (`POST /nonces`,
 /// `POST /sessions`): `rate` requests a second, bursts up to `burst`.

@@ -3,6 +3,7 @@ import VouchTokens
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import VouchTestSupport
 
 /// The operator's side, over the admin API: what the tests do to the server behind the client's back.
 struct AdminAPI: Sendable {

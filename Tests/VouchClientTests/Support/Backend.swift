@@ -3,8 +3,8 @@ import Synchronization
 import VouchClient
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import VouchTestSupport
 #endif
+import VouchTestSupport
 
 /// The app's backend as the client's token providers reach it: the development identity provider
 /// over real HTTP, with a behaviour the test chooses and a count of every call.

@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import VouchTestSupport
 
 /// A TCP relay on 127.0.0.1 in front of the server that the test can take "offline": every
 /// connection is then cut and new ones are closed at once, as on a device that lost its network.

@@ -12,14 +12,14 @@ struct HoldingService: Sendable {
     let url: URL
     let entered: Latch
     let release: Latch
-    private let headers: Locked<[String]>
+    private let headers: Shared<[String]>
 
     /// Every `Authorization` header received, in order.
     var authorizations: [String] { headers.withLock { $0 } }
 
     static func run(_ body: @Sendable (HoldingService) async throws -> Void) async throws {
         let entered = Latch(), release = Latch()
-        let headers = Locked<[String]>([])
+        let headers = Shared<[String]>([])
         let router = Router()
         router.get("hold") { request, _ -> Response in
             let count = headers.withLock { $0.append(request.headers[.authorization] ?? ""); return $0.count }
@@ -30,7 +30,7 @@ struct HoldingService: Sendable {
             return Response(status: .unauthorized, headers: [.contentType: "application/json"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: challenge)))
         }
-        let port = PortBox()
+        let port = Shared(0)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { port.set($0.localAddress?.port ?? 0) },
                               logger: Logger(label: "holding-service", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -39,11 +39,4 @@ struct HoldingService: Sendable {
                                           release: release, headers: headers))
         }
     }
-}
-
-/// A value behind a `Mutex`, shareable (the tests' counterpart of the SDK's internal one).
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VouchTestSupport
 
 /// The client's persisted session file, read the way an attacker or a test would: directly.
 struct SessionFile {

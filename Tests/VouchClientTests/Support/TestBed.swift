@@ -12,6 +12,7 @@ import VouchTokens
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import VouchTestSupport
 
 /// A real `vouch serve` (real HTTP on 127.0.0.1, SQLite in a temporary directory) with one app set
 /// up through the admin API, and the development identity provider as that app's backend.
@@ -24,7 +25,7 @@ struct TestBed: Sendable {
     /// A fresh private directory per test, for the client's storage.
     let scratch: URL
     /// Seconds added to the server's clock (for the clock-skew tests).
-    let serverClockOffset: ClockOffset
+    let serverClockOffset: Shared<Int64>
 
     static func run(rateLimit: Int = 0, _ body: @Sendable (TestBed) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-client-\(UUID().uuidString)")
@@ -37,10 +38,10 @@ struct TestBed: Sendable {
         }()
         // One connection per store, as in VouchServerTests' LiveServer (file descriptors).
         let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, readConnection: .never, logger: logger)
-        let offset = ClockOffset()
+        let offset = Shared<Int64>(0)
         do {
-            let port = PortBox()
-            let clocks = ServerClocks(now: { Int64(Date().timeIntervalSince1970) + offset.seconds },
+            let port = Shared(0)
+            let clocks = ServerClocks(now: { Int64(Date().timeIntervalSince1970) + offset.value },
                                       uptime: ServerClocks.system.uptime, sleep: ServerClocks.system.sleep)
             let server = try await VouchServer.makeApplication(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
@@ -49,7 +50,7 @@ struct TestBed: Sendable {
                 let serverURL = URL(string: "http://127.0.0.1:\(port.value)")!
                 let admin = AdminAPI(serverURL: serverURL, token: adminToken)
                 let setup = try await admin.setUpApp()
-                let backendPort = PortBox()
+                let backendPort = Shared(0)
                 let backend = DevelopmentIdentityProvider.makeApplication(
                     configuration: .init(host: "127.0.0.1", port: 0, layerMinter: setup.layerMinter, sinchMinter: setup.sinchMinter),
                     logger: logger, onServerRunning: { backendPort.set($0) })
@@ -94,19 +95,3 @@ struct TestBed: Sendable {
     }
 }
 
-final class ClockOffset: Sendable {
-    private let value = Mutex<Int64>(0)
-    var seconds: Int64 { value.withLock { $0 } }
-    func set(_ seconds: Int64) { value.withLock { $0 = seconds } }
-}
-
-final class PortBox: Sendable {
-    private let port = Mutex(0)
-    func set(_ value: Int) { port.withLock { $0 = value } }
-    var value: Int { port.withLock { $0 } }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -3,6 +3,7 @@ import Foundation
 import VouchProtocol
 import VouchTokens
 import _CryptoExtras
+import VouchTestSupport
 
 /// A populated server: one app with a bound provider and keys in every state, a provider that is
 /// not bound, a second app, and registration secrets for both apps — all made through the admin

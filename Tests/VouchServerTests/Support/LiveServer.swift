@@ -10,17 +10,7 @@ import NIOFoundationCompat
 import VouchServer
 import VouchStore
 import VouchStoreSQLite
-
-/// A clock the tests move by hand, so that session expiry is tested without sleeping.
-final class ManualClock: Sendable {
-    private let current: Mutex<Int64>
-
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { current = Mutex(start) }
-
-    var now: Int64 { current.withLock { $0 } }
-    func advance(by seconds: Int64) { current.withLock { $0 += seconds } }
-    var closure: @Sendable () -> Int64 { { [self] in now } }
-}
+import VouchTestSupport
 
 /// The background purge's schedule, in the test's hands: the server purges once each time the
 /// test calls `purgeNow()`, never on its own.
@@ -98,7 +88,7 @@ struct LiveServer: Sendable {
         // `vouch serve`).
         let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, readConnection: readConnection, logger: logger)
         do {
-            let port = PortBox()
+            let port = Shared(0)
             let purges = PurgeTrigger()
             // Every clock is the test's: unix time and the rate limiter's uptime move only with
             // `clock.advance`, purges happen only on `purges.purgeNow()`.
@@ -167,13 +157,3 @@ struct LiveServer: Sendable {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-private final class PortBox: Sendable {
-    private let port = Mutex(0)
-    func set(_ value: Int) { port.withLock { $0 = value } }
-    var value: Int { port.withLock { $0 } }
-}

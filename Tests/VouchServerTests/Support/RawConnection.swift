@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import VouchTestSupport
 
 /// A plain TCP connection to the server under test, for the shapes no HTTP client will send:
 /// silence, a trickle, broken framing, a client that never closes.

@@ -168,8 +168,7 @@ public final class SQLiteStore: Store {
 
     /// Runs a read-only `body` (in one snapshot) where `readConnection` says: on the calling
     /// thread (`.inline`, when a connection is free and the database not busy), on the queued read
-    /// connection (`.always`; `.whenBusy` while the writer's queue has work, which the read would
-    /// wait behind), or on the writer's queue.
+    /// connection (`.always`, and `.inline`'s overflow), or on the writer's queue.
     ///
     /// A read that may take long (counting a user's sessions reads every live session,
     /// `UserSessionStatements`) passes `inline: false`: it never runs on the caller's thread, which
@@ -186,7 +185,6 @@ public final class SQLiteStore: Store {
         }
         let wantsReader = switch readConnection {
         case .always, .inline: true
-        case .whenBusy: worker.isBusy
         case .never: false
         }
         guard wantsReader, let reader = readers.reader() else {

@@ -9,17 +9,15 @@ import Foundation
 /// The generic entry points are inlinable (and what they call usable from inline code) so that a
 /// caller in another module gets them specialised for its string type and result, rather than
 /// calling the generic code through metadata looked up at run time.
-@usableFromInline
-enum UUIDText {
+public enum UUIDText {
     /// Exactly 8-4-4-4-12 hexadecimal digits, any case; nothing else.
     @inlinable
-    static func parse(_ text: some StringProtocol) -> UUID? {
+    public static func parse(_ text: some StringProtocol) -> UUID? {
         if let parsed = text.utf8.withContiguousStorageIfAvailable(parse(utf8:)) { return parsed }
         return Array(text.utf8).withUnsafeBufferPointer(parse(utf8:))
     }
 
-    @usableFromInline
-    static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> UUID? {
+    public static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard text.count == 36 else { return nil }
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let parsed = withUnsafeMutableBytes(of: &uuid) { output -> Bool in
@@ -53,7 +51,7 @@ enum UUIDText {
     }
 
     /// The lower-case canonical spelling.
-    static func lowercase(_ id: UUID) -> String {
+    public static func lowercase(_ id: UUID) -> String {
         String(unsafeUninitializedCapacity: 36) { output in write(id, into: output) }
     }
 
@@ -64,8 +62,7 @@ enum UUIDText {
     /// The digits are computed, not looked up in a table: a table kept in a `static let` is
     /// reached through its lazy initialiser's check on every digit, 32 calls a UUID.
     @discardableResult
-    @usableFromInline
-    static func write(_ id: UUID, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    public static func write(_ id: UUID, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
         precondition(output.count >= 36, "a UUID's text is 36 bytes")
         return withUnsafeBytes(of: id.uuid) { raw in
             var written = 0

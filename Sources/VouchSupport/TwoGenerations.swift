@@ -10,15 +10,13 @@
 ///
 /// Not locked itself: its owners keep it behind their own lock, and free the generation a call
 /// lets go (which it returns) after releasing that lock. Shared by the server's rate limiter and
-/// the SQLite writer's users; not part of any product's API (SPI: only an importer that names
-/// `VouchInternals` sees it).
+/// the SQLite writer's users.
 ///
 /// Public and inlinable so that each owner's module specialises it for its own key and value:
 /// unspecialised, every look-up goes through the standard library's generic dictionary and the
 /// runtime's metadata caches. Not `package`: this compiler does not serialise a `package`
 /// declaration's inlinable body for another module, whose callers would then call the generic
 /// code (docs/PERFORMANCE.md, "The request path").
-@_spi(VouchInternals)
 public struct TwoGenerations<Key: Hashable, Value> {
     /// The most entries one generation holds.
     public let generationSize: Int

@@ -5,9 +5,6 @@ public enum SQLiteReadConnection: Sendable, Equatable {
     /// to a queue and back, and never behind a group commit's fsync. A read that finds them all in
     /// use, or the database busy, goes to the queued read connection. What `vouch serve` uses.
     case inline
-    /// Queued on the read connection while the writer is busy (opened the first time it is), on
-    /// the writer's queue otherwise.
-    case whenBusy
     /// Every read queued on the read connection: the conformance suite runs this way (and
     /// `.inline`), so that every read-after-write it checks crosses from one connection to another.
     case always

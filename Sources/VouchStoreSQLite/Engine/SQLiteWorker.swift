@@ -46,8 +46,6 @@ final class SQLiteWorker: Sendable {
     /// Whether a group is being held back right now (for tests: what a write must wait for to be
     /// sure it joins a held group rather than one that has not yet been taken).
     private let holding = Atomic<Bool>(false)
-    /// Operations queued or running: while there are any, a read sent here would wait for them.
-    private let inFlight = Atomic<Int>(0)
     /// Blocks queued or running on the queue (`run`, `close`, a commit handed to the queue): while
     /// there are any, a committer would wait for them with its thread blocked, so the commit is
     /// handed to the queue instead.
@@ -60,9 +58,6 @@ final class SQLiteWorker: Sendable {
     /// itself), before any write runs again: what the store keeps of rows written in the
     /// transaction (`WriterUserCache`) may describe rows that no longer exist.
     private let afterRollback: (@Sendable () -> Void)?
-
-    /// Whether an operation is queued or running on the connection right now.
-    var isBusy: Bool { inFlight.load(ordering: .relaxed) > 0 }
 
     /// Writes waiting for their group to be taken (for tests).
     var waitingOperations: Int { waiting.withLock { $0.operations.count } }
@@ -95,10 +90,8 @@ final class SQLiteWorker: Sendable {
     /// cancelled, so a statement is never abandoned halfway.
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            inFlight.add(1, ordering: .relaxed)
             enqueue { done in
                 let result = Result { try body(SQLiteRunner(handle: self.connection.handle)) }
-                self.inFlight.subtract(1, ordering: .relaxed)
                 done()
                 continuation.resume(with: result)
             }
@@ -109,7 +102,6 @@ final class SQLiteWorker: Sendable {
     /// this returns; on any throw, nothing `body` wrote remains.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
         let operation = PendingWrite(body: body)
-        inFlight.add(1, ordering: .relaxed)
         // Unchecked: every path of `commitGroup` answers each operation exactly once and the baton
         // is handed to a waiting write once (the worker's tests hold each path to it), and a
         // checked continuation is one more allocation a write.
@@ -190,7 +182,6 @@ final class SQLiteWorker: Sendable {
 
     /// Answers one operation of a settled group: its error, or the value it left.
     private func answer(_ operation: any GroupedOperation, _ error: (any Error)?) {
-        inFlight.subtract(1, ordering: .relaxed)
         operation.finish(error)
     }
 

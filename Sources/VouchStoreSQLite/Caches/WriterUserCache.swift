@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-@_spi(VouchInternals) import VouchProtocol
+import VouchSupport
 import VouchStore
 
 /// The users' rows as the writer's transactions last read or wrote them, so that a returning
