@@ -5,9 +5,9 @@ import NIOCore
 import NIOEmbedded
 
 /// Requests handed straight to a server's responder in this process: its routes, middleware,
-/// store and encoders, without sockets, an HTTP codec or event loops. What the HTTP figures move
-/// by from run to run (±15 µs a sign-in on this host) is mostly not in what is left, so the
-/// distance between two servers' handlers, or two builds of one, shows at a few microseconds.
+/// store and encoders, without sockets, an HTTP codec or event loops. Most of what the HTTP
+/// figures move by from run to run is not in what is left, so the distance between two servers'
+/// handlers, or two builds of one, shows at a few microseconds.
 struct InProcessTransport<Responder: HTTPResponder>: BenchmarkTransport
 where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
     let responder: Responder

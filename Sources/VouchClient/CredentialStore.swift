@@ -14,13 +14,24 @@ public protocol CredentialStore: Sendable {
     func remove() throws(CredentialStoreError)
 }
 
-public enum CredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The store exists but cannot be read or written now (locked, permissions, foreign owner).
-    case unavailable(String)
-
-    public var description: String {
-        switch self {
-        case .unavailable(let message): message
-        }
+/// Why a credential store could not be used now. A struct, so that a case added later breaks no
+/// custom store: compare `kind` with the static members.
+public struct CredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        fileprivate let name: String
+        public var description: String { name }
+        /// The store exists but cannot be read or written now (locked, permissions, foreign owner).
+        public static let unavailable = Kind(name: "unavailable")
     }
+
+    public let kind: Kind
+    /// What a developer should know, in words.
+    public let message: String
+
+    public static func unavailable(_ message: String) -> Self { Self(kind: .unavailable, message: message) }
+
+    /// Lets `catch CredentialStoreError.x` and `case CredentialStoreError.x:` match any error equal to `x`.
+    public static func ~= (pattern: Self, error: any Error) -> Bool { (error as? Self) == pattern }
+
+    public var description: String { message }
 }

@@ -142,6 +142,9 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         self.message = message
     }
 
+    /// Lets `catch VouchClientError.x` and `case VouchClientError.x:` match any error equal to `x`.
+    public static func ~= (pattern: Self, error: any Error) -> Bool { (error as? Self) == pattern }
+
     public var description: String {
         switch kind.base {
         case .alreadyAuthenticated:

@@ -54,7 +54,7 @@ struct ErrorAnswers: Sendable {
     }
 
     static func apiError(for error: StoreError, logger: Logger) -> APIError {
-        switch error {
+        switch error.kind {
         case .notFound:
             return APIError.notFound("The resource")
         case .alreadyExists:
@@ -65,9 +65,12 @@ struct ErrorAnswers: Sendable {
             // Handled where sign-ins are made; reaching here is a bug, but not the client's.
             logger.error("store sentinel escaped its handler", metadata: ["error": "\(error)"])
             return APIError.internalError
-        case .unavailable(let detail):
-            logger.error("store unavailable", metadata: ["detail": "\(detail)"])
+        case .unavailable:
+            logger.error("store unavailable", metadata: ["detail": "\(error.detail ?? "")"])
             return APIError.storeUnavailable
+        default:
+            logger.error("store error without an answer", metadata: ["error": "\(error)"])
+            return APIError.internalError
         }
     }
 

@@ -6,8 +6,7 @@ import VouchStore
 // The statements of every sign-in and every authenticated request, prepared once per connection
 // (PostgresNIO names them and prepares each on a connection's first use): each execution is then
 // a Bind and an Execute, with no parsing and, once the server settles on a generic plan, no
-// planning. Sent as ordinary queries the sign-in's read alone was planned anew every time (a
-// tenth of a millisecond of the server's CPU; docs/PERFORMANCE-JOURNAL.md, 2026-11-26, evening).
+// planning, where an ordinary query is planned anew every time (docs/PERFORMANCE.md, "PostgreSQL").
 //
 // Each states its parameters' types, so that a NULL bound on a connection's first use cannot
 // leave a parameter's type to be guessed.

@@ -71,7 +71,7 @@ public final class PostgresStore: Store {
             return store
         } catch {
             try? await store.close()
-            let reason = (error as? StoreError).flatMap { if case .unavailable(let reason) = $0 { reason } else { nil } }
+            let reason = (error as? StoreError).flatMap { $0.kind == .unavailable ? $0.detail : nil }
             throw StoreError.unavailable("could not open \(url.redacted): \(reason ?? "\(error)")")
         }
     }
@@ -117,8 +117,8 @@ public final class PostgresStore: Store {
             }
         } catch {
             let mapped = StoreError.from(postgres: error)
-            if case StoreError.unavailable(let reason) = mapped {
-                logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(reason)"])
+            if let failure = mapped as? StoreError, failure.kind == .unavailable {
+                logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(failure.detail ?? "")"])
             }
             throw mapped
         }

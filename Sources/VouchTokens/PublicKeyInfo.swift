@@ -10,30 +10,50 @@ import _CryptoExtras
 /// verification an attacker could make every request pay for (a 16384-bit modulus), or a sign
 /// that the wrong file was pasted (text around the block, a certificate, a private key).
 public struct PublicKeyInfo: Sendable {
-    public enum Failure: Error, Equatable, Sendable {
-        /// Not an RSA public key in PEM: garbage, a private key, a certificate, another algorithm,
-        /// or a modulus so large that BoringSSL will not even parse it (over 8192 bits).
-        case notAPublicKey
-        /// Something besides whitespace before or after the PEM block, or several blocks.
-        case textAroundPEM
-        case tooSmall(bits: Int)
-        case tooLarge(bits: Int)
-        /// A public exponent other than 65537.
-        case unsupportedExponent
+    /// Why a key was refused. A struct with a `kind`, so that a rule added later breaks no caller.
+    public struct Failure: Error, Equatable, Sendable {
+        public struct Kind: Hashable, Sendable {
+            fileprivate let name: String
+
+            /// Not an RSA public key in PEM: garbage, a private key, a certificate, another
+            /// algorithm, or a modulus so large that BoringSSL will not even parse it (over 8192 bits).
+            public static let notAPublicKey = Kind(name: "notAPublicKey")
+            /// Something besides whitespace before or after the PEM block, or several blocks.
+            public static let textAroundPEM = Kind(name: "textAroundPEM")
+            /// Fewer bits than `minimumBits` (`bits`).
+            public static let tooSmall = Kind(name: "tooSmall")
+            /// More bits than `maximumBits` (`bits`).
+            public static let tooLarge = Kind(name: "tooLarge")
+            /// A public exponent other than 65537.
+            public static let unsupportedExponent = Kind(name: "unsupportedExponent")
+        }
+
+        public let kind: Kind
+        /// `.tooSmall`, `.tooLarge`: the key's size.
+        public let bits: Int?
+
+        public static let notAPublicKey = Failure(kind: .notAPublicKey, bits: nil)
+        public static let textAroundPEM = Failure(kind: .textAroundPEM, bits: nil)
+        public static func tooSmall(bits: Int) -> Failure { Failure(kind: .tooSmall, bits: bits) }
+        public static func tooLarge(bits: Int) -> Failure { Failure(kind: .tooLarge, bits: bits) }
+        public static let unsupportedExponent = Failure(kind: .unsupportedExponent, bits: nil)
+
+        /// Lets `catch Failure.x` match any error equal to `x`.
+        public static func ~= (pattern: Self, error: any Error) -> Bool { (error as? Self) == pattern }
 
         /// What the operator should do, for the 422's message.
         public var message: String {
-            switch self {
+            switch kind {
             case .notAPublicKey:
                 "`public_key` must be an RSA public key of \(PublicKeyInfo.minimumBits) to \(PublicKeyInfo.maximumBits) bits "
                     + "in PEM (BEGIN PUBLIC KEY or BEGIN RSA PUBLIC KEY)."
             case .textAroundPEM:
                 "`public_key` must be exactly one PEM block, with nothing before or after it."
-            case .tooSmall(let bits):
-                "The RSA key has \(bits) bits; at least \(PublicKeyInfo.minimumBits) are required."
-            case .tooLarge(let bits):
-                "The RSA key has \(bits) bits; at most \(PublicKeyInfo.maximumBits) are accepted."
-            case .unsupportedExponent:
+            case .tooSmall:
+                "The RSA key has \(bits ?? 0) bits; at least \(PublicKeyInfo.minimumBits) are required."
+            case .tooLarge:
+                "The RSA key has \(bits ?? 0) bits; at most \(PublicKeyInfo.maximumBits) are accepted."
+            default:
                 "The RSA key's public exponent must be 65537 (the default of openssl and every key generator)."
             }
         }

@@ -8,8 +8,8 @@ import VouchProtocol
 /// UTF-8, unescaped control characters, lone surrogates and nesting deeper than `maximumDepth`
 /// (so a 10 000-deep document is an error, not a stack overflow), and it keeps number literals
 /// as written so the token rules can tell `1700000000` from `1.7e9`.
-public struct StrictJSON: Sendable {
-    public enum Failure: Error, Equatable, Sendable {
+package struct StrictJSON: Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         case invalidUTF8
         case unexpectedEnd
         case unexpectedByte(offset: Int)
@@ -21,14 +21,14 @@ public struct StrictJSON: Sendable {
         case notAnObject
     }
 
-    public var maximumDepth: Int
+    package var maximumDepth: Int
 
-    public init(maximumDepth: Int = 32) {
+    package init(maximumDepth: Int = 32) {
         self.maximumDepth = maximumDepth
     }
 
     /// Parses one JSON object (the only top-level value a JOSE header or claims set may be).
-    public func parseObject(_ bytes: [UInt8]) throws(Failure) -> [String: JSONValue] {
+    package func parseObject(_ bytes: [UInt8]) throws(Failure) -> [String: JSONValue] {
         let value = try parse(bytes)
         guard case .object(let members) = value else { throw .notAnObject }
         return members
@@ -36,11 +36,11 @@ public struct StrictJSON: Sendable {
 
     /// One JSON object as its members in the order written: what the token rules read (a list
     /// searched by name, see `JSONMembers`). Nested objects are dictionaries, as in `parse`.
-    public func parseMembers(_ bytes: [UInt8]) throws(Failure) -> JSONMembers {
+    package func parseMembers(_ bytes: [UInt8]) throws(Failure) -> JSONMembers {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) in try parseMembers(buffer) }
     }
 
-    public func parseMembers(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONMembers {
+    package func parseMembers(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONMembers {
         try read(bytes) { (reader) throws(Failure) in
             guard try reader.peek() == UInt8(ascii: "{") else {
                 _ = try reader.readValue(depth: 0)
@@ -50,7 +50,7 @@ public struct StrictJSON: Sendable {
         }
     }
 
-    public func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) in
             try read(buffer) { (reader) throws(Failure) in try reader.readValue(depth: 0) }
         }

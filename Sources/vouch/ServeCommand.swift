@@ -138,9 +138,8 @@ struct ServeCommand: AsyncParsableCommand {
                 let options = PostgresStoreOptions(poolSize: databasePoolSize, timeout: .seconds(databaseTimeout))
                 do {
                     return try await PostgresStore.open(url: parsed, options: options, logger: logger)
-                } catch let error as StoreError {
-                    guard case .unavailable(let reason) = error else { throw error }
-                    throw CLIError(reason)
+                } catch let error as StoreError where error.kind == .unavailable {
+                    throw CLIError(error.detail ?? "\(error)")
                 }
             }
             let prefix = "sqlite://"
@@ -154,8 +153,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             return try await SQLiteStore.open(path: path, groupGathering: groupGathering,
                                               sessionCacheCapacity: sessionCache, logger: logger)
-        } catch StoreError.unavailable(let reason) {
-            throw CLIError(reason)
+        } catch let error as StoreError where error.kind == .unavailable {
+            throw CLIError(error.detail ?? "\(error)")
         }
     }
 

@@ -41,7 +41,7 @@ struct DeadlineTests {
             }
             Issue.record("the stuck body's value arrived instead of the deadline")
         } catch let error as StoreError {
-            guard case .unavailable(let reason) = error else { Issue.record("\(error)"); return }
+            guard error.kind == .unavailable, let reason = error.detail else { Issue.record("\(error)"); return }
             #expect(reason.contains("stuck"))
         }
         let waited = ContinuousClock.now - started

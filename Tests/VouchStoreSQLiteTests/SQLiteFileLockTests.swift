@@ -20,7 +20,7 @@ struct SQLiteFileLockTests {
                     let second = try await SQLiteStore.open(path: path)
                     try await second.close()
                 } throws: { error in
-                    guard case StoreError.unavailable(let reason) = error else { return false }
+                    guard let failure = error as? StoreError, failure.kind == .unavailable, let reason = failure.detail else { return false }
                     return reason.contains("in use by another vouch serve") && reason.contains(path)
                 }
                 // The refused open changed nothing for the first.
@@ -42,7 +42,7 @@ struct SQLiteFileLockTests {
             let store = try await SQLiteStore.open(path: "/nonexistent-vouch-directory/vouch.sqlite")
             try await store.close()
         } throws: { error in
-            guard case StoreError.unavailable(let reason) = error else { return false }
+            guard let failure = error as? StoreError, failure.kind == .unavailable, let reason = failure.detail else { return false }
             return reason.contains("could not open the lock file")
         }
     }

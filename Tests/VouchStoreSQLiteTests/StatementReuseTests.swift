@@ -81,7 +81,7 @@ struct StatementReuseTests {
 
             // Nor does any of them build a temporary B-tree as it runs: SQLite gathers a
             // RETURNING clause's rows in one, with a page cache of its own made and torn down at
-            // every execution, which cost a sign-in more than its inserts (PERFORMANCE-JOURNAL.md, "2026-11-26").
+            // every execution, which costs a sign-in more than its inserts (docs/PERFORMANCE.md, "The durable write").
             let ephemeral = try await store.worker.run { db in
                 let ranInRounds = db.handle.statementRuns.filter { sql, runs in runs > runsBefore[sql] ?? 0 }.keys
                 return try ranInRounds.filter { sql in

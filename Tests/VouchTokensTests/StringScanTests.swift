@@ -3,7 +3,7 @@ import VouchProtocol
 @testable import VouchTokens
 
 /// The string scanner reads eight bytes at a time until one of them is special; these hold it to
-/// the byte-by-byte definition, and the parser's answers to what they were before it.
+/// the byte-by-byte definition, and the parser's answers to the byte-by-byte parser's.
 @Suite("StrictJSON: strings read eight bytes at a time")
 struct StringScanTests {
     static func isSpecial(_ byte: UInt8) -> Bool {

@@ -426,7 +426,7 @@ struct MinterTests {
             #expect {
                 try LayerTokenMinter(privateKeyPEM: pem, providerID: LayerWorld.providerID, keyID: LayerWorld.keyID)
             } throws: { error in
-                if case MintingError.invalidPrivateKey = error { return true }
+                if (error as? MintingError)?.kind == .invalidPrivateKey { return true }
                 return false
             }
         }
@@ -435,7 +435,7 @@ struct MinterTests {
             #expect {
                 try minter.mint(userID: userID, nonce: "n")
             } throws: { error in
-                if case MintingError.invalidUserID = error { return true }
+                if (error as? MintingError)?.kind == .invalidUserID { return true }
                 return false
             }
         }
@@ -479,7 +479,7 @@ struct MinterTests {
             #expect {
                 try minter.mint(userID: userID, issuedAt: SinchWorld.iat)
             } throws: { error in
-                if case MintingError.invalidUserID = error { return true }
+                if (error as? MintingError)?.kind == .invalidUserID { return true }
                 return false
             }
         }

@@ -24,7 +24,7 @@ struct DashboardError: Error, Sendable {
             return DashboardError(.notFound, "It was not found.")
         case StoreError.alreadyExists:
             return DashboardError(.conflict, "It exists already.")
-        case StoreError.unavailable:
+        case let error as StoreError where error.kind == .unavailable:
             return DashboardError(.serviceUnavailable, "The service cannot reach its database; try again shortly.")
         default:
             return DashboardError(.internalServerError, "Something went wrong on the server; see its log.")

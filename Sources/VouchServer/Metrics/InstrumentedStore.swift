@@ -23,8 +23,7 @@ struct InstrumentedStore: Store {
     }
 
     /// Inlined with its closure into every operation: otherwise each store call is two more async
-    /// frames and four more executor hops (62 → 54 a sign-in, counted with a uprobe on
-    /// `swift_task_switch`; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, our own histograms").
+    /// frames and four more executor hops (docs/PERFORMANCE.md, "The request path").
     @inline(__always)
     private func timed<Value>(_ operation: StoreOperation, _ body: () async throws -> Value) async throws -> Value {
         let start = ContinuousClock.now

@@ -3,10 +3,9 @@ import Synchronization
 /// A latency histogram that the hot path records into without taking a lock.
 ///
 /// swift-prometheus's `Histogram` takes a lock for every value and adds one to every bucket at or
-/// above it: on a sign-in, which records three durations from both threads of the pool at once,
-/// that was ~1 µs of CPU (docs/PERFORMANCE-JOURNAL.md, "2026-11-26, the writer's users"). Here a
-/// value adds one to the single bucket it falls in and to the sum, each an atomic add, and the
-/// buckets are made cumulative only when `/metrics` is read, which is rare.
+/// above it, which both threads of the pool contend for on every sign-in (docs/PERFORMANCE.md, "The
+/// request path"). Here a value adds one to the single bucket it falls in and to the sum, each an
+/// atomic add, and the buckets are made cumulative only when `/metrics` is read, which is rare.
 ///
 /// A scrape that races a recording may see that value's bucket without its sum, or the reverse:
 /// off by one request in a counter the scraper only ever looks at in rates. The buckets it

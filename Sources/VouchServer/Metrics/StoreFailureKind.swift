@@ -20,7 +20,7 @@ enum StoreFailureKind: String, Sendable {
         case StoreError.nonceAlreadyUsed: self = .nonceAlreadyUsed
         case StoreError.tombstone: self = .tombstone
         case StoreError.userSuspended: self = .userSuspended
-        case StoreError.unavailable: self = .unavailable
+        case let error as StoreError where error.kind == .unavailable: self = .unavailable
         case is CancellationError: self = .cancelled
         default: self = .other
         }

@@ -12,14 +12,11 @@ import VouchSupport
 /// client is forgotten only once `maximumClients / 2` others have been seen since its last
 /// request, and a flood of spoofed or rotating addresses (an IPv6 prefix has plenty) costs
 /// bounded memory and a constant amount of work a request. The generation let go is freed after
-/// the lock is released.
-/// (Choosing whom to forget by looking at every bucket, as this did until 2026-11-26, took a pass
-/// and a sort over the whole table under the lock: tens of milliseconds during which every
-/// rate-limited request waited; docs/PERFORMANCE-JOURNAL.md, "2026-11-26, night".)
+/// the lock is released; nothing ever walks the whole table under the lock.
 ///
 /// A lock rather than an actor: a look-up is a few hundred nanoseconds of arithmetic on every
-/// rate-limited request, where a hop to an actor and back made each of them queue a job and
-/// switch executors twice, and under a storm wait its turn behind the other requests' hops.
+/// rate-limited request, where a hop to an actor and back queues a job and switches executors
+/// twice, and under a storm waits its turn behind the other requests' hops.
 final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double

@@ -10,11 +10,9 @@ import VouchTokens
 /// usable token, and the lookup's timing depends on the hash, not on how many leading characters
 /// of a real token an attacker guessed. The leading stamp is what makes sign-ins cheap to store:
 /// keys that start with it are appended where the last ones went, in the session table and in its
-/// expiry index (whose entries end with the key). A key by hash alone lands on a random page of
-/// the whole table; a key that led with the second alone (tokens made on 2026-11-24 and 25) still
-/// lands on a random page among that second's, hundreds of them under a sign-in storm, and splits
-/// them: a commit of twenty sign-ins wrote some fifty pages to the WAL for the two (measured in
-/// docs/PERFORMANCE-JOURNAL.md, "2026-11-25, night"). The stamp tells a token's holder nothing they
+/// expiry index (whose entries end with the key). A key by hash alone, or by the second alone,
+/// lands on a random page among many and splits them, so a group commit writes many pages to the
+/// WAL (docs/PERFORMANCE.md, "The durable write"). The stamp tells a token's holder nothing they
 /// did not know.
 ///
 /// The store reads the leading eight bytes as bytes, never as a time, so tokens of every earlier

@@ -66,9 +66,8 @@ final class CatalogueCache: Sendable {
     /// Answers from memory what `questions` asks of the catalogue, and takes the ticket for reading
     /// the rest. Returns the questions left to read (the answered ones taken out) and the answers.
     ///
-    /// Built and returned inside the lock's closure: built outside it, the closure captured both
-    /// values and they were copied on the way out, a reference to each kept record's strings (which
-    /// every sign-in shares) taken and dropped again.
+    /// Built and returned inside the lock's closure, so that nothing is copied on the way out: a
+    /// copy takes a reference to each kept record's strings, which every sign-in shares.
     func answer(_ questions: SignInFactsQuery) -> (remaining: SignInFactsQuery, kept: SignInFacts, ticket: Ticket) {
         state.withLock { state in
             var remaining = questions

@@ -102,8 +102,8 @@ extension SQLiteStore {
     ///
     /// Whether the row was written is read from `changes`, not from a RETURNING clause: SQLite
     /// gathers a RETURNING statement's rows in an ephemeral table, a B-tree with its own page
-    /// cache made and torn down on every execution, and on the sign-in's path that cost more than
-    /// the insert (docs/PERFORMANCE-JOURNAL.md, "2026-11-26"). An upsert's DO UPDATE counts as a change
+    /// cache made and torn down on every execution, which on the sign-in's path costs more than the
+    /// insert (docs/PERFORMANCE.md, "The durable write"). An upsert's DO UPDATE counts as a change
     /// only when its WHERE let it update.
     private static func claim(_ nonce: NonceClaim, at now: Int64, _ db: SQLiteRunner) throws {
         let claimed: Int

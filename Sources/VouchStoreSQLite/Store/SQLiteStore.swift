@@ -240,8 +240,8 @@ public final class SQLiteStore: Store {
 
     private func mapped(_ error: any Error, _ operation: String) -> any Error {
         let mapped = StoreError.from(sqlite: error)
-        if case StoreError.unavailable(let reason) = mapped {
-            logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(reason)"])
+        if let failure = mapped as? StoreError, failure.kind == .unavailable {
+            logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(failure.detail ?? "")"])
         }
         return mapped
     }
