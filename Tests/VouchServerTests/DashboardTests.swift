@@ -30,6 +30,23 @@ struct DashboardTests {
         }
     }
 
+    @Test("every page names its icon, an SVG among the dashboard's own assets (no /favicon.ico 404)")
+    func icon() async throws {
+        try await withBrowser { _, browser in
+            let link = #"<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">"#
+            #expect(try await browser.get("/dashboard/sign-in").text.contains(link))
+            _ = try await browser.signIn(token: LiveServer.adminToken)
+            #expect(try await browser.get("/dashboard/apps").text.contains(link))
+            #expect(try await browser.get("/dashboard/providers/\(UUID())").text.contains(link), "error pages too")
+            let icon = try await browser.get("/dashboard/assets/favicon.svg")
+            #expect(icon.status == 200)
+            #expect(icon.header("Content-Type") == "image/svg+xml")
+            #expect(icon.text.hasPrefix("<svg") && icon.text.contains("</svg>"))
+            // Served from 'self': the page's img-src allows it without widening the policy.
+            #expect(icon.header("Content-Security-Policy")?.contains("img-src 'self'") == true)
+        }
+    }
+
     @Test("sign-in: a wrong token or a missing form token is refused; the right one opens an HttpOnly SameSite=Strict session")
     func signIn() async throws {
         try await withBrowser { _, browser in

@@ -151,6 +151,16 @@ class Steps:
         self.expect(status == 201, "POST /nonces answered %s" % status)
         return body["nonce"]
 
+    def console_errors(self):
+        """What the console logged as errors since the last look (reading the log empties it)."""
+        return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+    def clean_console(self, page):
+        # The icon is asked for after the page has loaded: a moment for that request to end.
+        time.sleep(1)
+        errors = self.console_errors()
+        self.expect(not errors, "%s logged console errors: %r" % (page, errors))
+
     def no_horizontal_scroll(self, page):
         overflow = self.driver.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -164,6 +174,15 @@ class Steps:
         self.open("/")
         self.wait(lambda: self.driver.current_url.endswith("/dashboard/sign-in"), "the sign-in page")
         self.shot("sign-in")
+
+        self.step("the sign-in page logs no console error: its icon is the dashboard's own, not a /favicon.ico 404")
+        self.clean_console("/dashboard/sign-in")
+        icon = self.find("link[rel=icon]").get_attribute("href")
+        self.expect(icon.endswith("/dashboard/assets/favicon.svg"), "the page names its icon: %r" % icon)
+        answer = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0]).then(r => done([r.status, r.headers.get('Content-Type')]), e => done(String(e)));""", icon)
+        self.expect(answer == [200, "image/svg+xml"], "the icon answers %r" % (answer,))
 
         self.step("a wrong admin token is refused inline")
         self.find("#admin-token").send_keys("not-the-token", Keys.ENTER)
@@ -268,6 +287,17 @@ class Steps:
         self.submit("form[action$='/secrets']")
         self.wait(lambda: self.find("#created-application-secret").text != "", "the new secret")
         self.shot("secret-created")
+
+        self.step("no page logs a console error, and none asks for /favicon.ico")
+        # What earlier steps logged (their deliberate refusals) is read and let go, all but CSP violations.
+        earlier = [entry["message"] for entry in self.driver.get_log("browser")]
+        self.expect(not [m for m in earlier if "Content Security Policy" in m], "CSP violations: %r" % earlier)
+        app_uuid, provider_uuid = app_id.split("/")[-1], provider_id.split("/")[-1]
+        for path in ("/dashboard/apps", "/dashboard/apps/%s/secrets" % app_uuid, "/dashboard/providers",
+                     "/dashboard/providers/" + provider_uuid, "/dashboard/users?app=%s&user=alice" % app_uuid,
+                     "/dashboard/validate", "/dashboard/audit"):
+            self.open(path)
+            self.clean_console(path)
 
         self.step("a post without the CSRF token is refused and changes nothing")
         status = self.driver.execute_async_script("""
