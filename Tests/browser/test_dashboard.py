@@ -4,10 +4,11 @@
     python3 Tests/browser/test_dashboard.py [path/to/vouch]     (default: .build/debug/vouch)
 
 Starts the server on 127.0.0.1 (a free port) with a temporary data directory, then, as a
-person would: signs in, creates an app, a provider and a key generated in the browser, proves a
-token signed with the downloaded private key opens a session, validates a good and a bad token,
-suspends a user, creates a registration secret, is refused a post without the CSRF token, and
-signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
+person would: signs in, creates an app (its session lifetime typed with units, a bad one refused
+inline), a provider and a key generated in the browser, proves a token signed with the
+downloaded private key opens a session, validates a good and a bad token, suspends a user,
+creates a registration secret, finds that no page logs a console error (no /favicon.ico 404), is
+refused a post without the CSRF token, and signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
 
 Exits 0 when every step passed, 1 naming the failed step otherwise. Without Chromium,
 chromedriver or selenium it skips with exit 0, except in CI (CI=true), where it fails.
@@ -196,16 +197,27 @@ class Steps:
         self.expect(cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", "session cookie flags: %r" % cookie)
 
         self.step("create an app")
-        self.submit("form[action='/dashboard/apps']", {"name": "Browser <App>", "session_ttl_seconds": "3600"})
+        self.submit("form[action='/dashboard/apps']", {"name": "Browser <App>", "session_ttl_seconds": "1h"})
         self.wait(lambda: "Created app Browser <App>" in self.text(), "the notice")
+        self.expect("Sessions last 1 hour" in self.text(), "the lifetime is shown in words")
         app_id = self.find("section.app code.copy").text
         self.expect(app_id.startswith("layer:///apps/"), "app id shown: " + app_id)
         self.shot("apps")
 
         self.step("rename the app and change its session lifetime")
-        self.submit("section.app form", {"name": "Browser App", "session_ttl_seconds": "7200"})
+        self.submit("section.app form", {"name": "Browser App", "session_ttl_seconds": "90 minutes"})
         self.wait(lambda: "Saved app Browser App" in self.text(), "the rename notice")
-        self.expect("Sessions last 7200 s" in self.text(), "the new lifetime is shown")
+        self.expect("Sessions last 90 minutes" in self.text(), "the new lifetime is shown")
+        self.expect(self.find("section.app input[name=session_ttl_seconds]").get_attribute("value") == "90 minutes",
+                    "the field holds the same words")
+
+        self.step("a lifetime the form cannot read is an inline error, and changes nothing")
+        self.submit("section.app form", {"session_ttl_seconds": "soon"})
+        self.wait(lambda: "must be a duration such as 30d, 12h, 90m" in self.find("[role=alert]").text, "the inline error")
+        self.expect("Sessions last 90 minutes" in self.text(), "the lifetime is unchanged")
+        self.shot("app-duration-refused")
+        self.submit("section.app form", {"session_ttl_seconds": "2h"})
+        self.wait(lambda: "Sessions last 2 hours" in self.text(), "the lifetime typed with a unit")
 
         self.step("create a provider and bind the app")
         self.find("nav a[href='/dashboard/providers']").click()
@@ -325,8 +337,10 @@ class Steps:
                        "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected"):
             self.expect(action in actions, "the audit page shows %s: %r" % (action, actions))
         admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
-        self.expect(all(row[1].startswith("dashboard:") and row[3] == "ok" for row in admin_rows),
-                    "every admin entry is this dashboard session's, and succeeded: %r" % admin_rows)
+        self.expect(all(row[1].startswith("dashboard:") for row in admin_rows),
+                    "every admin entry is this dashboard session's: %r" % admin_rows)
+        refused = [row[2:4] for row in admin_rows if row[3] != "ok"]
+        self.expect(refused == [["app.update", "http_422"]], "only the unreadable lifetime was refused: %r" % refused)
         self.expect(len({row[1] for row in admin_rows}) == 1, "one session did all of it")
         self.expect(actions.index("key.delete") < actions.index("app.create"), "newest first")
         self.expect("Forged" not in self.text() and ADMIN_TOKEN not in self.driver.page_source,
