@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import VouchServer
 import VouchStore
 import VouchStorePostgres
@@ -107,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
         HeapTrimming.apply()
         let dataDirectory = try DataDirectory(path: dataDir)
         let databaseURL = database ?? ProcessInfo.processInfo.environment["VOUCH_DATABASE_URL"]
-        let store = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
+        let (store, storeServices) = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
         do {
             let adminToken = try dataDirectory.adminToken()
             var configuration = ServerConfiguration(host: host, port: port, rateLimit: rateLimit, leewaySeconds: leeway,
@@ -119,7 +120,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.auditFlushIntervalSeconds = auditFlushInterval
             configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
             let host = self.host
-            let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in
+            let app = try await VouchServer.makeApplication(configuration: configuration, store: store, storeServices: storeServices,
+                                                            logger: logger, onServerRunning: { port in
                 Console.line("vouch listening on http://\(host):\(port)")
             })
             try await app.runService()
@@ -130,14 +132,18 @@ struct ServeCommand: AsyncParsableCommand {
         try await store.close()
     }
 
-    private func openStore(url: String?, dataDirectory: DataDirectory, logger: Logger) async throws -> any Store {
+    /// The store, and the background work it needs run beside the server (PostgreSQL: the probe
+    /// that closes its circuit when the database is back after an outage).
+    private func openStore(url: String?, dataDirectory: DataDirectory,
+                           logger: Logger) async throws -> (store: any Store, services: [any Service]) {
         if let url, !url.isEmpty {
             if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
                 let parsed: PostgresDatabaseURL
                 do { parsed = try PostgresDatabaseURL(url) } catch { throw CLIError("--database: \(error)") }
                 let options = PostgresStoreOptions(poolSize: databasePoolSize, timeout: .seconds(databaseTimeout))
                 do {
-                    return try await PostgresStore.open(url: parsed, options: options, logger: logger)
+                    let store = try await PostgresStore.open(url: parsed, options: options, logger: logger)
+                    return (store, [store.circuitProbe])
                 } catch let error as StoreError {
                     guard case .unavailable(let reason) = error else { throw error }
                     throw CLIError(reason)
@@ -145,9 +151,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let prefix = "sqlite://"
             guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
-            return try await openSQLite(path: String(url.dropFirst(prefix.count)), logger: logger)
+            return (try await openSQLite(path: String(url.dropFirst(prefix.count)), logger: logger), [])
         }
-        return try await openSQLite(path: try dataDirectory.sqliteDatabasePath(), logger: logger)
+        return (try await openSQLite(path: try dataDirectory.sqliteDatabasePath(), logger: logger), [])
     }
 
     private func openSQLite(path: String, logger: Logger) async throws -> SQLiteStore {
