@@ -140,7 +140,7 @@ public struct RegistrationSecretSummary: Codable, Sendable, Equatable {
     public var appID: String
     public var status: Status
     public var createdAt: String
-    /// When the secret stops (or stopped) verifying tokens; absent while it is active.
+    /// When the secret stops (or stopped) verifying tokens; `null` while it is active.
     public var revokedAt: String?
 
     public init(applicationKey: String, appID: String, status: Status, createdAt: String, revokedAt: String?) {
@@ -157,6 +157,16 @@ public struct RegistrationSecretSummary: Codable, Sendable, Equatable {
         case status
         case createdAt = "created_at"
         case revokedAt = "revoked_at"
+    }
+
+    /// Writes `revoked_at` on every object, `null` while active (PROTOCOL §4 lists it always).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(applicationKey, forKey: .applicationKey)
+        try container.encode(appID, forKey: .appID)
+        try container.encode(status, forKey: .status)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(revokedAt, forKey: .revokedAt)
     }
 }
 

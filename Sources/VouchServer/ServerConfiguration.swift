@@ -1,4 +1,7 @@
-/// How `vouch serve` runs; the defaults are PROTOCOL §7's.
+import VouchStore
+
+/// How `vouch serve` runs; the defaults are PROTOCOL §7's. Each range is a static member beside its
+/// field, checked by `validate()`, which `makeApplication` runs before anything starts.
 public struct ServerConfiguration: Sendable {
     public var host: String
     public var port: Int
@@ -28,10 +31,34 @@ public struct ServerConfiguration: Sendable {
     /// graceful shutdown, and before `GET /admin/audit` answers).
     public var auditFlushIntervalSeconds: Int64 = 10
 
+    public static let portRange = 0...65_535
+    /// 0 turns rate limiting off.
+    public static let rateLimitRange = 0...1_000_000
+    public static let leewaySecondsRange: ClosedRange<Int64> = 0...3600
+    public static let purgeIntervalSecondsRange: ClosedRange<Int64> = 1...86_400
+    /// At most a year: an expired session's row is kept no longer.
+    public static let expiredSessionGraceSecondsRange: ClosedRange<Int64> = 0...31_536_000
     /// The accepted `auditRetentionDays`: at least a day, at most ten years.
     public static let auditRetentionDaysRange: ClosedRange<Int64> = 1...3650
     /// The accepted `auditFlushIntervalSeconds`.
     public static let auditFlushIntervalRange: ClosedRange<Int64> = 1...3600
+
+    /// Every field within its range; the connection limits' too.
+    public func validate() throws(ConfigurationError) {
+        try ConfigurationError.check(port, in: Self.portRange, "port")
+        try ConfigurationError.check(rateLimit, in: Self.rateLimitRange, "rateLimit")
+        try ConfigurationError.check(leewaySeconds, in: Self.leewaySecondsRange, "leewaySeconds", unit: " seconds")
+        guard !adminToken.isEmpty else { throw ConfigurationError(field: "adminToken", accepted: "a token of at least one character") }
+        try ConfigurationError.check(purgeIntervalSeconds, in: Self.purgeIntervalSecondsRange, "purgeIntervalSeconds", unit: " seconds")
+        try ConfigurationError.check(expiredSessionGraceSeconds, in: Self.expiredSessionGraceSecondsRange, "expiredSessionGraceSeconds",
+                                     unit: " seconds")
+        try connectionLimits.validate()
+        try ConfigurationError.check(auditRetentionDays, in: Self.auditRetentionDaysRange, "auditRetentionDays", unit: " days")
+        try ConfigurationError.check(auditFlushIntervalSeconds, in: Self.auditFlushIntervalRange, "auditFlushIntervalSeconds", unit: " seconds")
+        for address in trustedProxies where ClientAddress.canonical(address) != address {
+            throw ConfigurationError(field: "trustedProxies", accepted: "IP addresses in canonical form (\(address) is not)")
+        }
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
                 adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,
@@ -73,8 +100,4 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
             "auditFlushIntervalSeconds": auditFlushIntervalSeconds,
         ])
     }
-}
-
-extension Comparable {
-    func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }

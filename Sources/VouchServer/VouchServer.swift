@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import VouchStore
 import VouchTokens
 
@@ -10,14 +11,18 @@ public enum VouchServer {
     /// - Parameters:
     ///   - clocks: injected so tests can move time (session expiry, purges, rate limits) without
     ///     sleeping and without depending on the machine's speed.
+    ///   - storeServices: the store's own background work (the PostgreSQL store's circuit probe),
+    ///     started first and stopped last, so that it serves the requests still draining at shutdown.
     ///   - onServerRunning: called with the bound port once the server listens (port 0 picks one).
     public static func makeApplication(
         configuration: ServerConfiguration,
         store backend: any Store,
+        storeServices: [any Service] = [],
         logger: Logger,
         clocks: ServerClocks = .system,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
+        try configuration.validate()
         let metrics = ServerMetrics()
         let store = InstrumentedStore(base: backend, metrics: metrics)
         let rejections = SignInRejectionLog(metrics: metrics)
@@ -32,12 +37,14 @@ public enum VouchServer {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
+        // A service group stops its services in the reverse of their order.
+        app.addServices(storeServices)
         app.addServices(HousekeepingService(
             store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
             expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
-            auditRetentionSeconds: configuration.auditRetentionDays.clamped(to: ServerConfiguration.auditRetentionDaysRange) * 86_400, clocks: clocks, logger: logger,
+            auditRetentionSeconds: configuration.auditRetentionDays * 86_400, clocks: clocks, logger: logger,
             metrics: metrics))
-        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds.clamped(to: ServerConfiguration.auditFlushIntervalRange),
+        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds,
                                           logger: logger))
         return app
     }

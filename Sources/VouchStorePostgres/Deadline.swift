@@ -3,7 +3,7 @@ import VouchStore
 
 /// Bounds the wait of every operation of one store with one watcher, instead of a timer for each.
 ///
-/// `run` returns the body's result, or throws `StoreError.unavailable` once the timeout has passed,
+/// `run` returns the body's result, or throws `DeadlineExceeded` once the timeout has passed,
 /// whichever comes first, even if the body does not react to cancellation (a lease waiting for a
 /// server that is down, a read on a connection nobody answers). On timeout the body is cancelled
 /// and left to finish on its own; whatever it then does is not acknowledged to anyone. This is
@@ -23,7 +23,7 @@ final class DeadlineWatch: Sendable {
     private struct Registered {
         let deadline: ContinuousClock.Instant
         /// Gives the operation up with this error (once, if it has not finished).
-        let giveUp: @Sendable (StoreError) -> Void
+        let giveUp: @Sendable (any Error) -> Void
         /// For the message the caller gets when the deadline passes (made only then).
         let operation: String
         let timeout: Duration
@@ -73,7 +73,7 @@ final class DeadlineWatch: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let pending = PendingOperation(continuation)
             let work = Mutex<Task<Void, Never>?>(nil)
-            let giveUp: @Sendable (StoreError) -> Void = { error in
+            let giveUp: @Sendable (any Error) -> Void = { error in
                 if pending.finish(.failure(error)) { work.withLock { $0?.cancel() } }
             }
             let registration = register(Registered(deadline: .now + timeout, giveUp: giveUp, operation: operation, timeout: timeout))
@@ -131,7 +131,7 @@ final class DeadlineWatch: Sendable {
             return ids.compactMap { state.registered.removeValue(forKey: $0) }
         }
         for operation in overdue {
-            operation.giveUp(.unavailable("\(operation.operation) did not finish within \(operation.timeout)"))
+            operation.giveUp(DeadlineExceeded(operation: operation.operation, timeout: operation.timeout))
         }
     }
 
@@ -157,4 +157,12 @@ private final class PendingOperation<T: Sendable>: Sendable {
         taken?.resume(with: result)
         return taken != nil
     }
+}
+
+/// An operation given up at its deadline: the database did not answer in time.
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    let operation: String
+    let timeout: Duration
+
+    var description: String { "\(operation) did not finish within \(timeout)" }
 }

@@ -2,7 +2,7 @@ import PostgresNIO
 import VouchStore
 
 extension StoreError {
-    /// Translates what PostgresNIO threw into the sentinels every backend shares.
+    /// Translates what PostgresNIO (or the deadline) threw into the sentinels every backend shares.
     ///
     /// A unique violation (23505) means the row exists already, a foreign-key violation (23503)
     /// that a row it refers to does not. VU001 and VU002 are Vouch's own, raised by
@@ -17,6 +17,8 @@ extension StoreError {
             return error
         case is CancellationError:
             return error
+        case let error as DeadlineExceeded:
+            return StoreError.unavailable(error.description)
         case let error as PSQLError:
             if let state = error.serverInfo?[.sqlState] {
                 switch state {

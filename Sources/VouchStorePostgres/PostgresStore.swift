@@ -14,23 +14,27 @@ import VouchStore
 /// through one instance is what every other instance reads next.
 ///
 /// Every operation is bounded by ``PostgresStoreOptions/timeout``: while the server is down an
-/// operation fails as `StoreError.unavailable` within that time, and the pool reconnects by
-/// itself once the server is back.
+/// operation fails as `StoreError.unavailable` within that time. With its ``circuitProbe``
+/// running, the first such failure opens the store's circuit: every operation then fails at once
+/// until the probe reaches the database again (within a quarter second of its return).
 ///
 /// Call ``close()`` before dropping the store: it stops the connection pool and the deadline
 /// watcher.
 public final class PostgresStore: Store {
-    let client: PostgresClient
+    let pool: PostgresPool
     let options: PostgresStoreOptions
     let logger: Logger
-    private let runner: Task<Void, Never>
+    /// How the probe connects: the pool's server, user and TLS, on a connection of its own.
+    let probeConfiguration: PostgresConnection.Configuration
+    /// Open while the database is taken for unreachable (see `Circuit`).
+    let circuit = Circuit()
     private let closed = Mutex(false)
-    /// Bounds every operation by `options.timeout` (or the longer migration timeout).
-    private let deadlines: DeadlineWatch
+    /// Bounds every operation by `options.timeout` (or the longer migration timeout), and each probe.
+    let deadlines: DeadlineWatch
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, options: PostgresStoreOptions, logger: Logger) {
-        self.client = client
-        self.runner = runner
+    private init(configurations: Configurations, options: PostgresStoreOptions, logger: Logger) {
+        self.pool = PostgresPool(configuration: configurations.pool, logger: logger)
+        self.probeConfiguration = configurations.probe
         self.options = options
         self.logger = logger
         self.deadlines = DeadlineWatch(resolution: DeadlineWatch.resolution(for: options.timeout))
@@ -49,11 +53,9 @@ public final class PostgresStore: Store {
         options: PostgresStoreOptions = PostgresStoreOptions(),
         logger: Logger = Logger(label: "vouch.store.postgres")
     ) async throws -> PostgresStore {
+        try options.validate()
         let started = ContinuousClock.now
-        let client = PostgresClient(configuration: try configuration(url: url, options: options),
-                                    backgroundLogger: logger)
-        let runner = Task { await client.run() }
-        let store = PostgresStore(client: client, runner: runner, options: options, logger: logger)
+        let store = PostgresStore(configurations: try Configurations(url: url, options: options), options: options, logger: logger)
         do {
             // Reaching the server is bounded by the ordinary timeout; only waiting for another
             // instance's migration may take longer.
@@ -76,32 +78,6 @@ public final class PostgresStore: Store {
         }
     }
 
-    /// The pool's configuration: every wait bounded by the timeout, set on the server too
-    /// (`statement_timeout`, `lock_timeout`) so that a stuck statement ends there as well.
-    private static func configuration(url: PostgresDatabaseURL, options: PostgresStoreOptions) throws -> PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS
-        switch url.tlsMode {
-        case .disable: tls = .disable
-        case .prefer: tls = .prefer(.makeClientConfiguration())
-        case .require: tls = .require(.makeClientConfiguration())
-        }
-        var configuration = PostgresClient.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password,
-            database: url.database, tls: tls)
-        configuration.options.maximumConnections = options.poolSize
-        configuration.options.minimumConnections = 0
-        configuration.options.connectTimeout = options.timeout
-        let milliseconds = String(options.timeoutMilliseconds)
-        configuration.options.additionalStartupParameters = [
-            ("application_name", "vouch"),
-            ("statement_timeout", milliseconds),
-            ("lock_timeout", milliseconds),
-            // A transaction abandoned by a crashed caller must not hold its row locks for long.
-            ("idle_in_transaction_session_timeout", milliseconds),
-        ]
-        return configuration
-    }
-
     // MARK: Running operations
 
     /// Leases a connection and runs `body` on it, within the deadline; maps what it throws.
@@ -110,7 +86,8 @@ public final class PostgresStore: Store {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         guard !closed.withLock({ $0 }) else { throw StoreError.unavailable("the store is closed") }
-        let client = self.client
+        let spell = try circuit.admit()
+        let client = pool.client
         do {
             return try await deadlines.run(timeout ?? options.timeout, operation: operation) {
                 try await client.withConnection { connection in try await body(connection) }
@@ -118,7 +95,9 @@ public final class PostgresStore: Store {
         } catch {
             let mapped = StoreError.from(postgres: error)
             if let failure = mapped as? StoreError, failure.kind == .unavailable {
-                logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(failure.detail ?? "")"])
+                let reason = failure.detail ?? ""
+                logger.error("store operation failed", metadata: ["operation": "\(operation)", "error": "\(reason)"])
+                if PostgresFailure.isConnectionLevel(error) { tripCircuit(in: spell, operation: operation, reason: reason) }
             }
             throw mapped
         }
@@ -149,8 +128,7 @@ public final class PostgresStore: Store {
             return !closed
         }
         guard closedNow else { return }
-        runner.cancel()
-        await runner.value
+        await pool.close()
         // Whatever the stopped pool did not end is given up now, and the watcher ends.
         deadlines.stop()
         logger.info("closed PostgreSQL store")

@@ -1,4 +1,7 @@
+import VouchStore
+
 /// How a `PostgresStore` uses the database server: how many connections, how long anything waits.
+/// Each range is a static member beside its field, checked by `validate()` (which `open` runs).
 public struct PostgresStoreOptions: Sendable {
     /// The most connections this instance opens. Several instances share the server's
     /// `max_connections`, so the sum over instances must stay below it.
@@ -10,6 +13,14 @@ public struct PostgresStoreOptions: Sendable {
 
     public static let poolSizeRange = 1...1000
     public static let timeoutSecondsRange: ClosedRange<Int64> = 1...300
+
+    public func validate() throws(ConfigurationError) {
+        try ConfigurationError.check(poolSize, in: Self.poolSizeRange, "poolSize")
+        let seconds = Self.timeoutSecondsRange
+        guard (.seconds(seconds.lowerBound) ... .seconds(seconds.upperBound)).contains(timeout) else {
+            throw ConfigurationError(field: "timeout", accepted: "\(seconds.lowerBound)…\(seconds.upperBound) seconds")
+        }
+    }
 
     public init(poolSize: Int = 10, timeout: Duration = .seconds(5)) {
         self.poolSize = poolSize

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import VouchServer
 import VouchStore
 import VouchStorePostgres
@@ -74,30 +75,55 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    /// Each component checks its own configuration (`validate()` beside its fields); the command
+    /// only names the flag that set a field, and checks what is text on the command line.
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
-        guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 or more") }
-        guard (0...3600).contains(leeway) else { throw ValidationError("--leeway must be 0…3600 seconds") }
-        guard ConnectionLimits.timeoutRange.contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
-        guard ConnectionLimits.timeoutRange.contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
-        guard ServerConfiguration.auditRetentionDaysRange.contains(auditRetentionDays) else {
-            throw ValidationError("--audit-retention-days must be 1…3650")
-        }
-        guard ServerConfiguration.auditFlushIntervalRange.contains(auditFlushInterval) else {
-            throw ValidationError("--audit-flush-interval must be 1…3600 seconds")
-        }
-        guard (0...1_000_000).contains(sessionCache) else { throw ValidationError("--session-cache must be 0…1000000 sessions") }
-        guard (0...10_000).contains(groupCommitWait) else { throw ValidationError("--group-commit-wait must be 0…10000 microseconds") }
+        try named { () throws(ConfigurationError) in try serverConfiguration(adminToken: "unchecked").validate() }
+        try named { () throws(ConfigurationError) in try sqliteConfiguration.validate() }
+        try named { () throws(ConfigurationError) in try postgresOptions.validate() }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for address in trustedProxy where ServerConfiguration.canonicalAddress(address) == nil {
             throw ValidationError("--trusted-proxy \(address) is not an IP address (e.g. 10.0.0.5 or ::1)")
         }
-        guard PostgresStoreOptions.poolSizeRange.contains(databasePoolSize) else {
-            throw ValidationError("--database-pool-size must be \(PostgresStoreOptions.poolSizeRange.lowerBound)…\(PostgresStoreOptions.poolSizeRange.upperBound)")
+    }
+
+    /// The flag that sets each configuration field.
+    private static let flags: [String: String] = [
+        "port": "--port", "rateLimit": "--rate-limit", "leewaySeconds": "--leeway",
+        "connectionLimits.idleTimeoutSeconds": "--idle-timeout", "connectionLimits.requestTimeoutSeconds": "--request-timeout",
+        "auditRetentionDays": "--audit-retention-days", "auditFlushIntervalSeconds": "--audit-flush-interval",
+        "groupGathering.maximumWait": "--group-commit-wait", "sessionCacheCapacity": "--session-cache",
+        "poolSize": "--database-pool-size", "timeout": "--database-timeout",
+    ]
+
+    private func named(_ check: () throws(ConfigurationError) -> Void) throws {
+        do {
+            try check()
+        } catch {
+            throw ValidationError("\(Self.flags[error.field] ?? error.field) must be \(error.accepted)")
         }
-        guard PostgresStoreOptions.timeoutSecondsRange.contains(databaseTimeout) else {
-            throw ValidationError("--database-timeout must be \(PostgresStoreOptions.timeoutSecondsRange.lowerBound)…\(PostgresStoreOptions.timeoutSecondsRange.upperBound) seconds")
-        }
+    }
+
+    private func serverConfiguration(adminToken: String) -> ServerConfiguration {
+        var configuration = ServerConfiguration(
+            host: host, port: port, rateLimit: rateLimit, leewaySeconds: leeway, adminToken: adminToken,
+            connectionLimits: ConnectionLimits(idleTimeoutSeconds: idleTimeout, requestTimeoutSeconds: requestTimeout))
+        configuration.secureCookies = secureCookies
+        configuration.auditRetentionDays = auditRetentionDays
+        configuration.auditFlushIntervalSeconds = auditFlushInterval
+        configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
+        return configuration
+    }
+
+    private var sqliteConfiguration: SQLiteStore.Configuration {
+        SQLiteStore.Configuration(
+            groupGathering: groupCommitWait == 0
+                ? .none : GroupGathering(maximumWait: .microseconds(groupCommitWait), enough: GroupGathering.standard.enough),
+            sessionCacheCapacity: sessionCache)
+    }
+
+    private var postgresOptions: PostgresStoreOptions {
+        PostgresStoreOptions(poolSize: databasePoolSize, timeout: .seconds(databaseTimeout))
     }
 
     func run() async throws {
@@ -107,19 +133,12 @@ struct ServeCommand: AsyncParsableCommand {
         HeapTrimming.apply()
         let dataDirectory = try DataDirectory(path: dataDir)
         let databaseURL = database ?? ProcessInfo.processInfo.environment["VOUCH_DATABASE_URL"]
-        let store = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
+        let (store, storeServices) = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
         do {
-            let adminToken = try dataDirectory.adminToken()
-            var configuration = ServerConfiguration(host: host, port: port, rateLimit: rateLimit, leewaySeconds: leeway,
-                                                    adminToken: adminToken,
-                                                    connectionLimits: ConnectionLimits(idleTimeoutSeconds: idleTimeout,
-                                                                                       requestTimeoutSeconds: requestTimeout))
-            configuration.secureCookies = secureCookies
-            configuration.auditRetentionDays = auditRetentionDays
-            configuration.auditFlushIntervalSeconds = auditFlushInterval
-            configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
+            let configuration = serverConfiguration(adminToken: try dataDirectory.adminToken())
             let host = self.host
-            let app = try await VouchServer.makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: { port in
+            let app = try await VouchServer.makeApplication(configuration: configuration, store: store, storeServices: storeServices,
+                                                            logger: logger, onServerRunning: { port in
                 Console.line("vouch listening on http://\(host):\(port)")
             })
             try await app.runService()
@@ -130,35 +149,34 @@ struct ServeCommand: AsyncParsableCommand {
         try await store.close()
     }
 
-    private func openStore(url: String?, dataDirectory: DataDirectory, logger: Logger) async throws -> any Store {
+    /// The store, and the background work it needs run beside the server (PostgreSQL: the probe
+    /// that closes its circuit when the database is back after an outage).
+    private func openStore(url: String?, dataDirectory: DataDirectory,
+                           logger: Logger) async throws -> (store: any Store, services: [any Service]) {
         if let url, !url.isEmpty {
             if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
                 let parsed: PostgresDatabaseURL
                 do { parsed = try PostgresDatabaseURL(url) } catch { throw CLIError("--database: \(error)") }
-                let options = PostgresStoreOptions(poolSize: databasePoolSize, timeout: .seconds(databaseTimeout))
+                let options = postgresOptions
                 do {
-                    return try await PostgresStore.open(url: parsed, options: options, logger: logger)
+                    let store = try await PostgresStore.open(url: parsed, options: options, logger: logger)
+                    return (store, [store.circuitProbe])
                 } catch let error as StoreError where error.kind == .unavailable {
                     throw CLIError(error.detail ?? "\(error)")
                 }
             }
             let prefix = "sqlite://"
             guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
-            return try await openSQLite(path: String(url.dropFirst(prefix.count)), logger: logger)
+            return (try await openSQLite(path: String(url.dropFirst(prefix.count)), logger: logger), [])
         }
-        return try await openSQLite(path: try dataDirectory.sqliteDatabasePath(), logger: logger)
+        return (try await openSQLite(path: try dataDirectory.sqliteDatabasePath(), logger: logger), [])
     }
 
     private func openSQLite(path: String, logger: Logger) async throws -> SQLiteStore {
         do {
-            return try await SQLiteStore.open(path: path, groupGathering: groupGathering,
-                                              sessionCacheCapacity: sessionCache, logger: logger)
+            return try await SQLiteStore.open(path: path, configuration: sqliteConfiguration, logger: logger)
         } catch let error as StoreError where error.kind == .unavailable {
             throw CLIError(error.detail ?? "\(error)")
         }
-    }
-
-    private var groupGathering: GroupGathering {
-        groupCommitWait == 0 ? .none : GroupGathering(maximumWait: .microseconds(groupCommitWait), enough: GroupGathering.standard.enough)
     }
 }

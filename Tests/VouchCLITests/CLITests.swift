@@ -308,6 +308,12 @@ struct CLITests {
             ("bad application secret", ["token", "mint-registration", "--application-key", Fixture.applicationKey,
                                         "--application-secret", "short", "--user-id", "bob"], "secret"),
             ("missing option", ["token", "mint", "--user-id", "alice"], "--provider-id"),
+            ("serve: port out of range", ["serve", "--port", "70000"], "--port must be 0…65535"),
+            ("serve: session cache out of range", ["serve", "--session-cache=-1"], "--session-cache must be 0…1000000"),
+            ("serve: group commit wait out of range", ["serve", "--group-commit-wait", "10001"],
+             "--group-commit-wait must be 0…10000 microseconds"),
+            ("serve: audit retention out of range", ["serve", "--audit-retention-days", "0"], "--audit-retention-days must be 1…3650 days"),
+            ("serve: database timeout out of range", ["serve", "--database-timeout", "301"], "--database-timeout must be 1…300 seconds"),
             ("unknown subcommand", ["token", "frobnicate"], "frobnicate"),
         ]
         for (name, caseArguments, fragment) in cases {

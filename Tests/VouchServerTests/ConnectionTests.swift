@@ -218,6 +218,37 @@ struct ConnectionTests {
         }
     }
 
+    /// NIO's decoder holds a header's name and its value each to the per-field limit (8 KiB, the
+    /// request target's limit too), apart from the 32 KiB of the whole head: one field can be 431
+    /// long before the head is.
+    @Test("one header value or name of 8 KiB is served, one byte more is 431 naming the per-field limit")
+    func singleHeaderFieldLimit() async throws {
+        try await LiveServer.run(connectionLimits: Self.patient) { server in
+            let limit = 8 * 1024
+            func send(_ field: String) async throws -> (answer: RawAnswer, end: RawConnection.End) {
+                let connection = try RawConnection(port: server.port)
+                await connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\(field)\r\nConnection: close\r\n\r\n")
+                let (bytes, end) = await connection.readUntilClosed(within: 20)
+                return (RawAnswer(bytes), end)
+            }
+            let shapes: [(String, String, Int)] = [
+                ("value of exactly 8 KiB", "X-A: \(String(repeating: "a", count: limit))", 200),
+                ("value of 8 KiB and a byte", "X-A: \(String(repeating: "a", count: limit + 1))", 431),
+                ("name of exactly 8 KiB", "\(String(repeating: "n", count: limit)): v", 200),
+                ("name of 8 KiB and a byte", "\(String(repeating: "n", count: limit + 1)): v", 431),
+            ]
+            for (name, field, status) in shapes {
+                let (answer, end) = try await send(field)
+                #expect(answer.status == status, "\(name)")
+                #expect(end == .closed, "\(name)")
+                guard status == 431 else { continue }
+                #expect(answer.errorID == "headers_too_large", "\(name)")
+                // The message names the limit this request broke, not only the head's.
+                #expect((answer.body["message"] as? String)?.contains("\(limit) bytes") == true, "\(name): \(answer.body)")
+            }
+        }
+    }
+
     /// Fifty sockets (a hundred descriptors with the server's ends) rather than hundreds: this test
     /// runs beside a hundred other live servers and beside tests that spawn processes, and
     /// Foundation's `Process.run()` in Swift 6.3.1 reads past its `/proc/self/fd` buffer once the

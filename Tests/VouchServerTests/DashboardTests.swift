@@ -31,6 +31,23 @@ struct DashboardTests {
         }
     }
 
+    @Test("every page names its icon, an SVG among the dashboard's own assets (no /favicon.ico 404)")
+    func icon() async throws {
+        try await withBrowser { _, browser in
+            let link = #"<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">"#
+            #expect(try await browser.get("/dashboard/sign-in").text.contains(link))
+            _ = try await browser.signIn(token: LiveServer.adminToken)
+            #expect(try await browser.get("/dashboard/apps").text.contains(link))
+            #expect(try await browser.get("/dashboard/providers/\(UUID())").text.contains(link), "error pages too")
+            let icon = try await browser.get("/dashboard/assets/favicon.svg")
+            #expect(icon.status == 200)
+            #expect(icon.header("Content-Type") == "image/svg+xml")
+            #expect(icon.text.hasPrefix("<svg") && icon.text.contains("</svg>"))
+            // Served from 'self': the page's img-src allows it without widening the policy.
+            #expect(icon.header("Content-Security-Policy")?.contains("img-src 'self'") == true)
+        }
+    }
+
     @Test("sign-in: a wrong token or a missing form token is refused; the right one opens an HttpOnly SameSite=Strict session")
     func signIn() async throws {
         try await withBrowser { _, browser in
@@ -93,11 +110,59 @@ struct DashboardTests {
             let tooShort = try await browser.post("/dashboard/apps", [("csrf", csrf), ("name", "x"), ("session_ttl_seconds", "29")])
             #expect(tooShort.status == 422)
             #expect(tooShort.text.contains("role=\"alert\""))
-            #expect(tooShort.text.contains("session_ttl_seconds"))
+            #expect(tooShort.text.contains("between 30 seconds and 365 days"), "\(tooShort.text)")
             let notNumber = try await browser.post("/dashboard/apps", [("csrf", csrf), ("name", "x"), ("session_ttl_seconds", "soon")])
             #expect(notNumber.status == 422)
             #expect(try await server.store.apps().count == 1)
             #expect(try await browser.get("/dashboard/providers/\(UUID())").status == 404)
+        }
+    }
+
+    @Test("durations are shown as people read them and typed with units; a bad one is an inline error")
+    func durations() async throws {
+        try await withBrowser { server, browser in
+            _ = try await browser.signIn(token: LiveServer.adminToken)
+            let csrf = DashboardBrowser.csrf(in: try await browser.get("/dashboard/apps")) ?? ""
+            #expect(try await browser.post("/dashboard/apps", [("csrf", csrf), ("name", "Chat"), ("session_ttl_seconds", "30d")]).status == 303)
+            let app = try #require(try await server.store.apps().first)
+            #expect(app.sessionTTLSeconds == 2_592_000)
+            let page = try await browser.get("/dashboard/apps")
+            #expect(page.text.contains("Sessions last 30 days"), "\(page.text)")
+            #expect(!page.text.contains("2592000 s"))
+            // The edit field holds the same words, and they are accepted back unchanged.
+            #expect(page.text.contains(#"<input name="session_ttl_seconds" value="30 days""#), "\(page.text)")
+            let path = "/dashboard/apps/\(app.id.lowercased)"
+            for (typed, seconds, shown) in [("90m", 5400, "90 minutes"), ("1 hour", 3600, "1 hour"), ("12h", 43_200, "12 hours"),
+                                            ("20s", 20, nil), ("3600", 3600, "1 hour"), ("26h", 93_600, "26 hours"),
+                                            ("1 day 2 hours 5 minutes", 93_900, "1 day 2 hours 5 minutes"),
+                                            ("30 days", 2_592_000, "30 days")] {
+                let saved = try await browser.post(path, [("csrf", csrf), ("session_ttl_seconds", typed)])
+                guard let shown else {
+                    #expect(saved.status == 422, "\(typed): below the 30 s minimum")
+                    continue
+                }
+                #expect(saved.status == 303, "\(typed): \(saved.text)")
+                #expect(try await server.store.app(id: app.id)?.sessionTTLSeconds == Int64(seconds), "\(typed)")
+                #expect(try await browser.get("/dashboard/apps").text.contains("Sessions last \(shown)"), "\(typed)")
+            }
+            for bad in ["soon", "30 fortnights", "12h12h", "-5m", "1.5h", "h", "1 day 30"] {
+                let refused = try await browser.post(path, [("csrf", csrf), ("session_ttl_seconds", bad)])
+                #expect(refused.status == 422, "\(bad.debugDescription): \(refused.status)")
+                #expect(refused.text.contains("role=\"alert\""), "\(bad.debugDescription)")
+                #expect(refused.text.contains("such as 30d, 12h, 90m"), "\(bad.debugDescription): \(refused.text)")
+            }
+            #expect(try await server.store.app(id: app.id)?.sessionTTLSeconds == 2_592_000, "nothing refused was saved")
+
+            // A registration secret's grace period takes units too, and the notice says it in words.
+            let secrets = "/dashboard/apps/\(app.id.lowercased)/secrets"
+            _ = try await browser.post(secrets, [("csrf", csrf)])
+            let key = try #require(try await server.store.registrationSecrets(appID: app.id).first?.applicationKey)
+            let revoke = "\(secrets)/\(key.lowercased)/revoke"
+            #expect(try await browser.post(revoke, [("csrf", csrf), ("grace_seconds", "31d")]).status == 422)
+            #expect(try await browser.post(revoke, [("csrf", csrf), ("grace_seconds", "a while")]).status == 422)
+            #expect(try await browser.post(revoke, [("csrf", csrf), ("grace_seconds", "2h")]).status == 303)
+            #expect(try await server.store.registrationSecrets(appID: app.id).first?.revokedAt == server.clock.now + 7200)
+            #expect(try await browser.get(secrets).text.contains("it keeps working for 2 hours"))
         }
     }
 

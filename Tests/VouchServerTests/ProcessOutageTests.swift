@@ -19,13 +19,23 @@ import VouchTokens
 struct ProcessOutageTests {
     @Test("database stopped: /health and sign-ins answer 503 service_unavailable within the timeout; restarted: it recovers alone")
     func outageAndRecovery() async throws {
+        try await Self.withCluster(run)
+    }
+
+    @Test("database stopped: once the store has seen it gone, /health and /users/me answer 503 at once; back: served within seconds")
+    func failFastAndRecoverPromptly() async throws {
+        try await Self.withCluster(failFast)
+    }
+
+    /// `body` with a scratch directory and a PostgreSQL cluster of its own, destroyed afterwards.
+    private static func withCluster(_ body: (ProcessScratch, ThrowawayCluster) async throws -> Void) async throws {
         try await ProcessScratch.with { scratch in
             // Below the ephemeral range: the cluster is stopped and started again on this port,
             // and meanwhile no outgoing connection of another test can be given it.
             let port = try await ProcessHarness.unusedFixedPort()
             let cluster = try await ThrowawayCluster.start(port: port)
             do {
-                try await run(scratch, cluster)
+                try await body(scratch, cluster)
             } catch {
                 await cluster.destroy()
                 throw error
@@ -34,16 +44,88 @@ struct ProcessOutageTests {
         }
     }
 
-    private func run(_ scratch: ProcessScratch, _ cluster: ThrowawayCluster) async throws {
-        let timeout = 3
+    /// A `vouch serve` on `cluster` with an app, a provider and its key, and `user` signed in.
+    private static func signedIn(_ scratch: ProcessScratch, _ cluster: ThrowawayCluster, timeout: Int,
+                                 user: String) async throws -> SignedIn {
         let server = try await scratch.startServer(
             arguments: ["--database", cluster.url, "--database-timeout", "\(timeout)", "--rate-limit", "0"],
             adminToken: "outage-admin-token-0123456789abcdef")
         let (app, provider) = try await server.makeAppAndProvider()
         let (key, pem) = try await server.generateKey(provider: provider)
         let minter = try ProcessMint.minter(privateKeyPEM: pem, provider: provider, key: key)
-        let before = try await server.signIn(try minter.mint(userID: "dave", nonce: try await server.nonce()), app: app)
-        let session = try #require(before.json["session_token"].string, "\(before)")
+        let answer = try await server.signIn(try minter.mint(userID: user, nonce: try await server.nonce()), app: app)
+        let session = try #require(answer.json["session_token"].string, "\(answer)")
+        return SignedIn(server: server, app: app, minter: minter, session: session)
+    }
+
+    private struct SignedIn {
+        let server: ProcessServer
+        let app: String
+        let minter: LayerTokenMinter
+        let session: String
+    }
+
+    private func failFast(_ scratch: ProcessScratch, _ cluster: ThrowawayCluster) async throws {
+        let timeout = 8
+        let signedIn = try await Self.signedIn(scratch, cluster, timeout: timeout, user: "fay")
+        let (server, session) = (signedIn.server, signedIn.session)
+
+        try await cluster.stop()
+        // The first request may wait out the timeout: until an operation fails, nothing tells the
+        // store the database is gone.
+        let first = try await server.request(.GET, "/health")
+        #expect(first.status == 503, "\(first)")
+        // From then on every answer is at once. Half the timeout leaves a loaded machine its margin
+        // and still tells "at once" from "after the timeout".
+        let quick: Duration = .seconds(timeout) / 2
+        func timed(_ request: () async throws -> ProcessHTTPResponse) async throws -> (ProcessHTTPResponse, Duration) {
+            let started = ContinuousClock.now
+            let answer = try await request()
+            return (answer, ContinuousClock.now - started)
+        }
+        for round in 0..<6 {
+            let (health, took) = try await timed { try await server.request(.GET, "/health") }
+            #expect(health.status == 503 && health.json["id"].string == "service_unavailable", "round \(round): \(health)")
+            #expect(took < quick, "round \(round): /health took \(took)")
+        }
+        let (me, meTook) = try await timed { try await server.me(session) }
+        #expect(me.status == 503 && me.json["id"].string == "service_unavailable", "\(me)")
+        #expect(meTook < quick, "/users/me took \(meTook)")
+        // A burst waits no longer than one request: no request waits for the database to answer.
+        // Sixteen: the test client's connections to one host (more would wait for one of those).
+        let (_, burstTook) = try await timed {
+            try await withThrowingTaskGroup(of: ProcessHTTPResponse.self) { group in
+                for _ in 0..<16 { group.addTask { try await server.request(.GET, "/health") } }
+                var last: ProcessHTTPResponse?
+                for try await answer in group {
+                    #expect(answer.status == 503, "\(answer)")
+                    last = answer
+                }
+                return try #require(last)
+            }
+        }
+        #expect(burstTook < quick, "sixteen concurrent /health took \(burstTook)")
+
+        // A longer outage: PostgresNIO's pool backs off between reconnection attempts (by a
+        // quarter of the outage so far), which must not delay the recovery.
+        try await Task.sleep(for: .seconds(20))
+        try await cluster.start()
+        let back = ContinuousClock.now
+        let recovered = await ProcessWait.eventuallyAsync(timeout: .seconds(30)) {
+            (try? await server.request(.GET, "/health"))?.status == 200
+        }
+        let tookToRecover = ContinuousClock.now - back
+        #expect(recovered, "the server did not recover after the database came back")
+        // Within a second on a quiet machine (a probe every 250 ms); three leave a loaded one room.
+        #expect(tookToRecover < .seconds(3), "recovery took \(tookToRecover) after the database was back")
+        #expect(try await server.me(session).status == 200)
+        try await server.child.stop()
+    }
+
+    private func run(_ scratch: ProcessScratch, _ cluster: ThrowawayCluster) async throws {
+        let timeout = 3
+        let signedIn = try await Self.signedIn(scratch, cluster, timeout: timeout, user: "dave")
+        let (server, app, minter, session) = (signedIn.server, signedIn.app, signedIn.minter, signedIn.session)
 
         try await cluster.stop()
         // What matters is that it is bounded, not a hang. Alone this test's answers come at the

@@ -21,6 +21,8 @@ struct SecretRotationTests {
             #expect(listed.status == 200)
             #expect(listed.jsonArray.map { $0["application_key"] as? String } == [fixture.registration.key, newKey])
             #expect(listed.jsonArray.allSatisfy { $0["status"] as? String == "active" && $0["application_secret"] == nil })
+            // Every listed object carries `revoked_at` (PROTOCOL §4): `null` while the secret is active.
+            #expect(listed.jsonArray.allSatisfy { $0.keys.contains("revoked_at") && $0["revoked_at"] is NSNull }, "\(listed.text)")
             #expect(!listed.text.contains(fixture.registration.secret) && !listed.text.contains(newSecret), "secrets are never shown again")
 
             func signIn(key: String, secret: String) async throws -> HTTPResult {

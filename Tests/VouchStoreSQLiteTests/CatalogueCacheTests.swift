@@ -107,7 +107,7 @@ struct CatalogueCacheTests {
     func keyMarkSkipped() async throws {
         try await withTemporaryDirectory { directory in
             // One connection for everything, so that the writer's own statements are counted.
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), readConnection: .never)
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), configuration: .init(readConnection: .never))
             try await closing(store) { store in
                 let catalogue = try await Self.keptCatalogue(store)
                 func marksRun() async throws -> Int {
@@ -186,7 +186,7 @@ struct CatalogueCacheTests {
     @Test("--session-cache 0 keeps no catalogue rows either")
     func off() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), sessionCacheCapacity: 0)
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), configuration: .init(sessionCacheCapacity: 0))
             try await closing(store) { store in
                 let app = try await store.addApp()
                 #expect(try await store.signInFacts(SignInFactsQuery(appID: app.id, now: t0, includesApp: true)).app == app)

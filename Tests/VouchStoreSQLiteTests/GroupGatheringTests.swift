@@ -47,7 +47,7 @@ struct GroupGatheringTests {
     /// A fresh store with `gathering` and a table `t` to write into.
     private static func withStore(_ gathering: GroupGathering, _ body: (SQLiteStore) async throws -> Void) async throws {
         try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), groupGathering: gathering)
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), configuration: .init(groupGathering: gathering))
             try await closing(store) { store in
                 try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
                 try await body(store)

@@ -19,7 +19,7 @@ struct SQLiteStoreTests {
             // SQLite serves one instance: the race checks get the one store as every "instance"
             // (closing it twice is harmless), so they race its callers, not several processes.
             let conformance = StoreConformance { count in
-                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"), readConnection: reads)
+                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"), configuration: .init(readConnection: reads))
                 return Array(repeating: store, count: count)
             }
             try await check.run(conformance)
@@ -111,7 +111,7 @@ struct SQLiteStoreTests {
     func backgroundCheckpoint() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
-            let store = try await SQLiteStore.open(path: path, readConnection: .always)
+            let store = try await SQLiteStore.open(path: path, configuration: .init(readConnection: .always))
             do {
                 #expect(try await store.pragma("wal_autocheckpoint") == "\(SQLiteCheckpointer.writerBackstopPages)")
                 let checkpointer = try #require(store.checkpointer)
@@ -141,7 +141,7 @@ struct SQLiteStoreTests {
             }
 
             // One connection only: no checkpointer, and SQLite's own checkpoint as usual.
-            let single = try await SQLiteStore.open(path: directory.file("single.sqlite"), readConnection: .never)
+            let single = try await SQLiteStore.open(path: directory.file("single.sqlite"), configuration: .init(readConnection: .never))
             #expect(single.checkpointer == nil)
             #expect(try await single.pragma("wal_autocheckpoint") == "1000")
             try await single.close()
@@ -152,7 +152,7 @@ struct SQLiteStoreTests {
     func logStartsOverUnderStorm() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
-            try await closing(try await SQLiteStore.open(path: path, readConnection: .always)) { store in
+            try await closing(try await SQLiteStore.open(path: path, configuration: .init(readConnection: .always))) { store in
                 let checkpointer = try #require(store.checkpointer)
                 let app = try await store.addApp()
                 let before = try walCheckpointSequence(path + "-wal")

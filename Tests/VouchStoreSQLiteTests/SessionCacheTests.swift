@@ -185,7 +185,7 @@ struct SessionCacheTests {
         }
         #expect(cache.answer(tokenHash: [9]) != nil, "the newest is kept")
         try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), sessionCacheCapacity: 0)
+            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), configuration: .init(sessionCacheCapacity: 0))
             try await closing(store) { store in
                 let app = try await store.addApp()
                 let session = newSession(app: app.id, user: "alice")

@@ -16,7 +16,7 @@ func withSQLiteStore<T>(at path: String, _ body: (SQLiteStore) async throws -> T
 /// `vouch serve` does, closed after `body` like `withSQLiteStore`.
 func withInlineReadingStore<T>(_ body: (SQLiteStore) async throws -> T) async throws -> T {
     try await withTemporaryDirectory { directory in
-        try await closing(try await SQLiteStore.open(path: directory.file("vouch.sqlite"), readConnection: .inline), body)
+        try await closing(try await SQLiteStore.open(path: directory.file("vouch.sqlite"), configuration: .init(readConnection: .inline)), body)
     }
 }
 

@@ -4,10 +4,11 @@
     python3 Tests/browser/test_dashboard.py [path/to/vouch]     (default: .build/debug/vouch)
 
 Starts the server on 127.0.0.1 (a free port) with a temporary data directory, then, as a
-person would: signs in, creates an app, a provider and a key generated in the browser, proves a
-token signed with the downloaded private key opens a session, validates a good and a bad token,
-suspends a user, creates a registration secret, is refused a post without the CSRF token, and
-signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
+person would: signs in, creates an app (its session lifetime typed with units, a bad one refused
+inline), a provider and a key generated in the browser, proves a token signed with the
+downloaded private key opens a session, validates a good and a bad token, suspends a user,
+creates a registration secret, finds that no page logs a console error (no /favicon.ico 404), is
+refused a post without the CSRF token, and signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
 
 Exits 0 when every step passed, 1 naming the failed step otherwise. Without Chromium,
 chromedriver or selenium it skips with exit 0, except in CI (CI=true), where it fails.
@@ -151,6 +152,16 @@ class Steps:
         self.expect(status == 201, "POST /nonces answered %s" % status)
         return body["nonce"]
 
+    def console_errors(self):
+        """What the console logged as errors since the last look (reading the log empties it)."""
+        return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+    def clean_console(self, page):
+        # The icon is asked for after the page has loaded: a moment for that request to end.
+        time.sleep(1)
+        errors = self.console_errors()
+        self.expect(not errors, "%s logged console errors: %r" % (page, errors))
+
     def no_horizontal_scroll(self, page):
         overflow = self.driver.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -165,6 +176,15 @@ class Steps:
         self.wait(lambda: self.driver.current_url.endswith("/dashboard/sign-in"), "the sign-in page")
         self.shot("sign-in")
 
+        self.step("the sign-in page logs no console error: its icon is the dashboard's own, not a /favicon.ico 404")
+        self.clean_console("/dashboard/sign-in")
+        icon = self.find("link[rel=icon]").get_attribute("href")
+        self.expect(icon.endswith("/dashboard/assets/favicon.svg"), "the page names its icon: %r" % icon)
+        answer = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0]).then(r => done([r.status, r.headers.get('Content-Type')]), e => done(String(e)));""", icon)
+        self.expect(answer == [200, "image/svg+xml"], "the icon answers %r" % (answer,))
+
         self.step("a wrong admin token is refused inline")
         self.find("#admin-token").send_keys("not-the-token", Keys.ENTER)
         self.wait(lambda: "not the admin token" in self.text(), "the inline error")
@@ -177,16 +197,27 @@ class Steps:
         self.expect(cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", "session cookie flags: %r" % cookie)
 
         self.step("create an app")
-        self.submit("form[action='/dashboard/apps']", {"name": "Browser <App>", "session_ttl_seconds": "3600"})
+        self.submit("form[action='/dashboard/apps']", {"name": "Browser <App>", "session_ttl_seconds": "1h"})
         self.wait(lambda: "Created app Browser <App>" in self.text(), "the notice")
+        self.expect("Sessions last 1 hour" in self.text(), "the lifetime is shown in words")
         app_id = self.find("section.app code.copy").text
         self.expect(app_id.startswith("layer:///apps/"), "app id shown: " + app_id)
         self.shot("apps")
 
         self.step("rename the app and change its session lifetime")
-        self.submit("section.app form", {"name": "Browser App", "session_ttl_seconds": "7200"})
+        self.submit("section.app form", {"name": "Browser App", "session_ttl_seconds": "90 minutes"})
         self.wait(lambda: "Saved app Browser App" in self.text(), "the rename notice")
-        self.expect("Sessions last 7200 s" in self.text(), "the new lifetime is shown")
+        self.expect("Sessions last 90 minutes" in self.text(), "the new lifetime is shown")
+        self.expect(self.find("section.app input[name=session_ttl_seconds]").get_attribute("value") == "90 minutes",
+                    "the field holds the same words")
+
+        self.step("a lifetime the form cannot read is an inline error, and changes nothing")
+        self.submit("section.app form", {"session_ttl_seconds": "soon"})
+        self.wait(lambda: "must be a duration such as 30d, 12h, 90m" in self.find("[role=alert]").text, "the inline error")
+        self.expect("Sessions last 90 minutes" in self.text(), "the lifetime is unchanged")
+        self.shot("app-duration-refused")
+        self.submit("section.app form", {"session_ttl_seconds": "2h"})
+        self.wait(lambda: "Sessions last 2 hours" in self.text(), "the lifetime typed with a unit")
 
         self.step("create a provider and bind the app")
         self.find("nav a[href='/dashboard/providers']").click()
@@ -269,6 +300,17 @@ class Steps:
         self.wait(lambda: self.find("#created-application-secret").text != "", "the new secret")
         self.shot("secret-created")
 
+        self.step("no page logs a console error, and none asks for /favicon.ico")
+        # What earlier steps logged (their deliberate refusals) is read and let go, all but CSP violations.
+        earlier = [entry["message"] for entry in self.driver.get_log("browser")]
+        self.expect(not [m for m in earlier if "Content Security Policy" in m], "CSP violations: %r" % earlier)
+        app_uuid, provider_uuid = app_id.split("/")[-1], provider_id.split("/")[-1]
+        for path in ("/dashboard/apps", "/dashboard/apps/%s/secrets" % app_uuid, "/dashboard/providers",
+                     "/dashboard/providers/" + provider_uuid, "/dashboard/users?app=%s&user=alice" % app_uuid,
+                     "/dashboard/validate", "/dashboard/audit"):
+            self.open(path)
+            self.clean_console(path)
+
         self.step("a post without the CSRF token is refused and changes nothing")
         status = self.driver.execute_async_script("""
             const done = arguments[arguments.length - 1];
@@ -295,8 +337,10 @@ class Steps:
                        "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected"):
             self.expect(action in actions, "the audit page shows %s: %r" % (action, actions))
         admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
-        self.expect(all(row[1].startswith("dashboard:") and row[3] == "ok" for row in admin_rows),
-                    "every admin entry is this dashboard session's, and succeeded: %r" % admin_rows)
+        self.expect(all(row[1].startswith("dashboard:") for row in admin_rows),
+                    "every admin entry is this dashboard session's: %r" % admin_rows)
+        refused = [row[2:4] for row in admin_rows if row[3] != "ok"]
+        self.expect(refused == [["app.update", "http_422"]], "only the unreadable lifetime was refused: %r" % refused)
         self.expect(len({row[1] for row in admin_rows}) == 1, "one session did all of it")
         self.expect(actions.index("key.delete") < actions.index("app.create"), "newest first")
         self.expect("Forged" not in self.text() and ADMIN_TOKEN not in self.driver.page_source,

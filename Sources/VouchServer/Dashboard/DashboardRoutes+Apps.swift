@@ -22,7 +22,7 @@ extension DashboardRoutes {
     private func appsPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {
         let chrome = try await chrome(context, "apps", error: error?.message)
         let apps: [[String: Any]] = try await store.apps().map { app in
-            ["uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": Int(app.sessionTTLSeconds),
+            ["uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": DurationText.format(app.sessionTTLSeconds),
              "createdAt": Timestamp.rfc3339(app.createdAt), "csrf": chrome.csrfToken]
         }
         return renderer.page("apps", title: "Apps", values: ["apps": apps, "csrf": chrome.csrfToken], chrome: chrome,
@@ -33,7 +33,7 @@ extension DashboardRoutes {
         try await attempt({
             let form = try await DashboardForm.read(request)
             let app = AppRecord(id: UUID(), name: try AdminValidation.name(form["name"] ?? ""),
-                                sessionTTLSeconds: try AdminValidation.ttl(try Self.ttl(form)), createdAt: clock())
+                                sessionTTLSeconds: try Self.ttl(form) ?? AdminAPI.defaultSessionTTL, createdAt: clock())
             try await store.createApp(app)
             AuditNote.created(app: app.id)
             await notice("Created app \(app.name): \(LayerID.app(app.id))", context)
@@ -46,7 +46,7 @@ extension DashboardRoutes {
             let form = try await DashboardForm.read(request)
             let id = try Self.uuid(context, "app", what: "App")
             let name = try form["name"].map { try AdminValidation.name($0) }
-            let ttl = form.text("session_ttl_seconds") != nil ? try AdminValidation.ttl(try Self.ttl(form)) : nil
+            let ttl = try Self.ttl(form)
             // Partial in the store: a concurrent change of the other field is not overwritten.
             let app: AppRecord
             do {
@@ -59,12 +59,23 @@ extension DashboardRoutes {
         }, orShow: { try await appsPage(context, error: $0) })
     }
 
-    static func ttl(_ form: DashboardForm) throws -> Int64 {
-        guard let text = form.text("session_ttl_seconds") else { return AdminAPI.defaultSessionTTL }
-        guard let ttl = Int64(text) else {
-            throw DashboardError(.unprocessableContent, "The session lifetime must be a whole number of seconds.")
+    /// The session lifetime typed in `form`, or nil when the field is empty or absent.
+    static func ttl(_ form: DashboardForm) throws -> Int64? {
+        try duration(form, "session_ttl_seconds", "The session lifetime", within: AdminAPI.sessionTTLRange)
+    }
+
+    /// A duration field (`DurationText`) within `range`, or nil when it is empty or absent.
+    static func duration(_ form: DashboardForm, _ field: String, _ what: String,
+                         within range: ClosedRange<Int64>) throws -> Int64? {
+        guard let text = form.text(field) else { return nil }
+        guard let seconds = DurationText.seconds(text) else {
+            throw DashboardError(.unprocessableContent, "\(what) must be a duration \(DurationText.examples).")
         }
-        return ttl
+        guard range.contains(seconds) else {
+            throw DashboardError(.unprocessableContent, "\(what) must be between \(DurationText.format(range.lowerBound)) "
+                                 + "and \(DurationText.format(range.upperBound)).")
+        }
+        return seconds
     }
 
     // MARK: Registration secrets
@@ -105,15 +116,13 @@ extension DashboardRoutes {
         return try await attempt({
             let form = try await DashboardForm.read(request)
             let key = try Self.uuid(context, "key", what: "Registration secret")
-            guard let grace = Int64(form.text("grace_seconds") ?? "0"), AdminAPI.revocationGraceRange.contains(grace) else {
-                throw DashboardError(.unprocessableContent, "The grace period must be 0 … 2592000 seconds (30 days).")
-            }
+            let grace = try Self.duration(form, "grace_seconds", "The grace period", within: AdminAPI.revocationGraceRange) ?? 0
             do {
                 _ = try await store.revokeRegistrationSecret(applicationKey: key, appID: appID, at: clock() + grace)
             } catch StoreError.notFound {
                 throw DashboardError(.notFound, "Registration secret not found.")
             }
-            await notice("Revoked \(key.lowercased)" + (grace > 0 ? " (it keeps working for \(grace) s)." : "."), context)
+            await notice("Revoked \(key.lowercased)" + (grace > 0 ? " (it keeps working for \(DurationText.format(grace)))." : "."), context)
             return DashboardResponse.redirect(to: "/dashboard/apps/\(appID.lowercased)/secrets")
         }, orShow: { try await secretsPage(context, appID: appID, error: $0) })
     }

@@ -7,8 +7,8 @@ extension DashboardTemplates {
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="new-app-name">Name</label>
         <input id="new-app-name" name="name" required maxlength="128">
-        <label for="new-app-ttl">Session lifetime (seconds, 30 … 31536000)</label>
-        <input id="new-app-ttl" name="session_ttl_seconds" type="number" min="30" max="31536000" value="2592000" required>
+        <label for="new-app-ttl">Session lifetime (30 seconds … 365 days; e.g. 30d, 12h, 90m)</label>
+        <input id="new-app-ttl" name="session_ttl_seconds" value="30 days" required>
         <button type="submit">Create app</button>
         </form>
         </section>
@@ -17,11 +17,11 @@ extension DashboardTemplates {
         <section class="card app" id="app-{{uuid}}">
         <h3>{{name}}</h3>
         <p>App id <code class="copy">{{id}}</code></p>
-        <p class="meta">Sessions last {{ttl}} s · created {{createdAt}}</p>
+        <p class="meta">Sessions last {{ttl}} · created {{createdAt}}</p>
         <form method="post" action="/dashboard/apps/{{uuid}}" class="row">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label>Name <input name="name" value="{{name}}" required maxlength="128"></label>
-        <label>Session lifetime (s) <input name="session_ttl_seconds" type="number" min="30" max="31536000" value="{{ttl}}" required></label>
+        <label>Session lifetime <input name="session_ttl_seconds" value="{{ttl}}" required></label>
         <button type="submit">Save</button>
         </form>
         <p class="links"><a href="/dashboard/apps/{{uuid}}/secrets">Registration secrets</a>
@@ -55,7 +55,7 @@ extension DashboardTemplates {
         <tr><td><code class="copy">{{application_key}}</code></td><td>{{status}}</td><td>{{created_at}}</td><td>{{revoked_at}}</td>
         <td>{{#active}}<form method="post" action="/dashboard/apps/{{appUUID}}/secrets/{{application_key}}/revoke" class="row">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <label>Grace (s) <input name="grace_seconds" type="number" min="0" max="2592000" value="0"></label>
+        <label>Grace (up to 30 days) <input name="grace_seconds" value="0" size="8"></label>
         <button type="submit">Revoke</button></form>{{/active}}</td></tr>
         {{/secrets}}
         {{^secrets}}<tr><td colspan="5">None yet.</td></tr>{{/secrets}}

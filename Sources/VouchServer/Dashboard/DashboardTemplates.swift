@@ -16,6 +16,7 @@ enum DashboardTemplates {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{title}} · Vouch</title>
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+        <link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">
         </head>
         <body>
         <a class="skip" href="#main">Skip to content</a>

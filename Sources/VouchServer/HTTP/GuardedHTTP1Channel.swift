@@ -19,8 +19,8 @@ struct GuardedHTTP1Channel: ServerChildChannel {
             configuration: .init(
                 idleTimeout: .seconds(limits.idleTimeoutSeconds),
                 httpDecoderConfiguration: .init(
-                    // NIO counts the request target against the per-field limit.
-                    maxHeaderFieldSize: ConnectionLimits.maximumURIBytes,
+                    // One limit for the target, each header name and each value.
+                    maxHeaderFieldSize: ConnectionLimits.maximumHeaderFieldBytes,
                     maxHeaderListSize: ConnectionLimits.maximumHeaderBytes,
                     maxHeaderFieldCount: ConnectionLimits.maximumHeaderCount)))
     }

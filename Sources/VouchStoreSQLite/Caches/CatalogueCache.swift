@@ -26,7 +26,7 @@ final class CatalogueCache: Sendable {
     private let state = Mutex(State())
 
     init(capacity: Int) {
-        self.capacity = max(0, capacity)
+        self.capacity = capacity
     }
 
     /// Proof of when a read began: what it read is kept only if no invalidation came since.

@@ -28,7 +28,7 @@ final class SessionCache: Sendable {
     private let state = Mutex(State())
 
     init(capacity: Int) {
-        self.capacity = max(0, capacity)
+        self.capacity = capacity
     }
 
     private struct UserKey: Hashable {

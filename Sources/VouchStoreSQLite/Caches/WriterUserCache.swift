@@ -33,7 +33,7 @@ final class WriterUserCache: Sendable {
     private let users: Mutex<TwoGenerations<Key, UserRecord>>
 
     init(capacity: Int) {
-        self.capacity = max(0, capacity)
+        self.capacity = capacity
         self.users = Mutex(TwoGenerations(generationSize: self.capacity))
     }
 

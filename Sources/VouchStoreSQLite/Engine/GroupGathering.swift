@@ -21,7 +21,7 @@ public struct GroupGathering: Sendable, Equatable {
 
     public init(maximumWait: Duration, enough: Int) {
         self.maximumWait = maximumWait
-        self.enough = max(1, enough)
+        self.enough = enough
     }
 
     /// Commit at once.

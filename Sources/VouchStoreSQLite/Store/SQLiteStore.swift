@@ -62,22 +62,17 @@ public final class SQLiteStore: Store {
     /// server, with `synchronous=FULL` so that a committed sign-in survives a power loss, and with
     /// foreign keys enforced so that a session cannot name an app that does not exist.
     ///
-    /// - Parameters:
-    ///   - readConnection: where reads run (`.inline`: on the caller's thread, beside the writer).
-    ///   - groupGathering: how long a group commit may wait for more writes under load.
-    ///   - sessionCacheCapacity: the most sessions whose look-up is kept in memory; 0 keeps
-    ///     nothing, the catalogue rows of sign-ins (`CatalogueCache`) and the writer's users
-    ///     (`WriterUserCache`) included.
-    /// - Throws: `StoreError.unavailable` when the file cannot be opened or migrated, or when
-    ///   another store (in this process or another) has it open; the connection is then closed
-    ///   again.
+    /// - Throws: `ConfigurationError` for a configuration out of its ranges; `StoreError.unavailable`
+    ///   when the file cannot be opened or migrated, or when another store (in this process or
+    ///   another) has it open; the connection is then closed again.
     public static func open(
         path: String,
-        readConnection: SQLiteReadConnection = .inline,
-        groupGathering: GroupGathering = .standard,
-        sessionCacheCapacity: Int = SQLiteStore.defaultSessionCacheCapacity,
+        configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
+        try configuration.validate()
+        let (readConnection, groupGathering, sessionCacheCapacity) =
+            (configuration.readConnection, configuration.groupGathering, configuration.sessionCacheCapacity)
         let started = ContinuousClock.now
         // Before anything touches the file: a second store would serve from a cache that the
         // first one's writes never reach.

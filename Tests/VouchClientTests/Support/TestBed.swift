@@ -37,7 +37,7 @@ struct TestBed: Sendable {
             return logger
         }()
         // One connection per store, as in VouchServerTests' LiveServer (file descriptors).
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, readConnection: .never, logger: logger)
+        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, configuration: .init(readConnection: .never), logger: logger)
         let offset = Shared<Int64>(0)
         do {
             let port = Shared(0)

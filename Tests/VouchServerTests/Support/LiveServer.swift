@@ -86,7 +86,7 @@ struct LiveServer: Sendable {
         // each would add hundreds of descriptors for nothing these tests look at (the read
         // connection is covered by the SQLite conformance run and by the tests that spawn
         // `vouch serve`).
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, readConnection: readConnection, logger: logger)
+        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, configuration: .init(readConnection: readConnection), logger: logger)
         do {
             let port = Shared(0)
             let purges = PurgeTrigger()
