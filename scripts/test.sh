@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The test command of the README's quick start: builds everything once, runs the README's
+# The test command of the README's quick start: checks the formatting (.swift-format), builds
+# everything once and the DocC catalogues without warnings, runs the README's
 # end-to-end walkthrough against the built binary, then every test suite from that build, then
 # the dashboard in a real browser (Chromium + selenium), then the OpenAPI document against the
 # running servers (schemathesis); each of the last two skipped without its tools, failed in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+swift format lint --strict --recursive --configuration .swift-format Sources Tests Examples Package.swift
 swift build --build-tests
+bash scripts/docs.sh
 python3 scripts/check_walkthrough.py
 bash scripts/walkthrough.sh .build/debug/vouch
 bash scripts/client_example.sh .build/debug

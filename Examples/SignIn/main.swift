@@ -9,7 +9,7 @@
 import Foundation
 import VouchClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 struct Options {
@@ -68,11 +68,13 @@ func run() async throws {
 
     // 1. The client, with the provider it uses to answer challenges by itself.
     let backend = options.backend, appID = options.appID
-    let client = try VouchClient(serverURL: options.server, appID: appID, configuration: .init(
-        storageDirectory: storage,
-        identityTokenProvider: { userID, nonce in
-            try await identityToken(backend: backend, appID: appID, userID: userID, nonce: nonce)
-        }))
+    let client = try VouchClient(
+        serverURL: options.server, appID: appID,
+        configuration: .init(
+            storageDirectory: storage,
+            identityTokenProvider: { userID, nonce in
+                try await identityToken(backend: backend, appID: appID, userID: userID, nonce: nonce)
+            }))
     let events = Task {
         for await event in client.events() {
             // Event kinds only: a nonce or a token is never worth a log line.
@@ -87,8 +89,9 @@ func run() async throws {
 
     // 2. LayerKit's flow, by hand: nonce → backend → identity token → session.
     guard let nonce = try await client.requestAuthenticationNonce() else { throw ExampleError("already signed in") }
-    let alice = try await client.authenticate(identityToken: try await identityToken(
-        backend: backend, appID: appID, userID: "alice", nonce: nonce))
+    let alice = try await client.authenticate(
+        identityToken: try await identityToken(
+            backend: backend, appID: appID, userID: "alice", nonce: nonce))
     print("signed in as", alice.userID)
     print("the server says:", try await client.currentUserFromServer().user.userID)
 

@@ -18,8 +18,9 @@ import _CryptoExtras
 enum BareApp {
     static func run(port: Int, publicKeyPEM: String?) async throws {
         let router = try makeRouter(publicKeyPEM: publicKeyPEM)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { _ in print("bare app listening on 127.0.0.1:\(port)") }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { _ in print("bare app listening on 127.0.0.1:\(port)") }, logger: logger)
         try await app.runService()
     }
 
@@ -52,7 +53,8 @@ enum BareApp {
     }
 
     static func json(_ body: String, status: HTTPResponse.Status = .created) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(string: body)))
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -59,8 +59,10 @@ struct BenchmarkAPI: Sendable {
         _ = try await call(.GET, "/users/me", nil, headers: ["Authorization": "Bearer \(session)"], expect: 200)
     }
 
-    private func call(_ method: HTTPMethod, _ path: String, _ body: String?, admin: Bool = false,
-                      headers: [String: String] = [:], expect: UInt) async throws -> Data {
+    private func call(
+        _ method: HTTPMethod, _ path: String, _ body: String?, admin: Bool = false,
+        headers: [String: String] = [:], expect: UInt
+    ) async throws -> Data {
         var headers = headers
         if admin { headers["Authorization"] = "Bearer \(self.admin)" }
         if body != nil { headers["Content-Type"] = "application/json" }

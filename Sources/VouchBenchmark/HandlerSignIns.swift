@@ -34,8 +34,9 @@ struct HandlerSignIns {
         let vouch = InProcessTransport(responder: try await app.responder, logger: logger)
         let api = BenchmarkAPI(transport: vouch, admin: admin)
         let world = try await api.setUp()
-        let bare = InProcessTransport(responder: try BareApp.makeRouter(publicKeyPEM: world.publicKeyPEM).buildResponder(),
-                                      logger: logger)
+        let bare = InProcessTransport(
+            responder: try BareApp.makeRouter(publicKeyPEM: world.publicKeyPEM).buildResponder(),
+            logger: logger)
 
         print("in process, \(concurrency) tasks, \(rounds) rounds of \(signIns) sign-ins (tokens minted before each round)")
         var figures: [String: [Double]] = [:]
@@ -55,16 +56,21 @@ struct HandlerSignIns {
                 figures[name, default: []].append(cpu)
                 // The window on CLOCK_MONOTONIC, for `perf record -k CLOCK_MONOTONIC` and
                 // `perf report --time START,END` (the minting around it is the backend's work).
-                print(String(format: "round %d  %-20@ %7.1f µs CPU a request  (monotonic %.6f,%.6f)",
-                             round, name as NSString, cpu, started, monotonicSeconds()))
+                print(
+                    String(
+                        format: "round %d  %-20@ %7.1f µs CPU a request  (monotonic %.6f,%.6f)",
+                        round, name as NSString, cpu, started, monotonicSeconds()))
                 for line in lines { print("    " + line) }
             }
         }
         func median(_ name: String) -> Double { figures[name, default: [0]].sorted()[figures[name, default: [0]].count / 2] }
         let unit = median("bare POST /nonces")
-        print(String(format: "median: vouch sign-in %.1f µs, bare sign-in floor %.1f µs, vouch beyond the floor %.1f µs (%.2f × the bare POST /nonces, %.1f µs); vouch POST /nonces %.2f ×",
-                     median("vouch sign-in"), median("bare sign-in floor"), median("vouch sign-in") - median("bare sign-in floor"),
-                     (median("vouch sign-in") - median("bare sign-in floor")) / unit, unit, median("vouch POST /nonces") / unit))
+        print(
+            String(
+                format:
+                    "median: vouch sign-in %.1f µs, bare sign-in floor %.1f µs, vouch beyond the floor %.1f µs (%.2f × the bare POST /nonces, %.1f µs); vouch POST /nonces %.2f ×",
+                median("vouch sign-in"), median("bare sign-in floor"), median("vouch sign-in") - median("bare sign-in floor"),
+                (median("vouch sign-in") - median("bare sign-in floor")) / unit, unit, median("vouch POST /nonces") / unit))
     }
 
     private func monotonicSeconds() -> Double {

@@ -38,8 +38,9 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     func respond(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?) async throws -> (HTTPResponse.Status, ByteBuffer) {
         var headers = headers
         if let body { headers[.contentLength] = String(body.readableBytes) }
-        let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
-                              body: RequestBody(buffer: body ?? ByteBuffer()))
+        let request = Request(
+            head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+            body: RequestBody(buffer: body ?? ByteBuffer()))
         let context = Responder.Context(source: ApplicationRequestContextSource(channel: channel, logger: logger))
         let response = try await responder.respond(to: request, context: context)
         let collected = CollectedBody()

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs an operation repeatedly for about `seconds` and reports operations per second and the
@@ -19,7 +19,8 @@ struct Measurement {
 
     var line: String {
         let micros = 1e6 / perSecond
-        return "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", perSecond)) ops/s  \(String(format: "%9.1f", micros)) µs/op  \(String(format: "%8.1f", cpuMicros)) µs CPU/op  (n=\(operations))"
+        return
+            "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", perSecond)) ops/s  \(String(format: "%9.1f", micros)) µs/op  \(String(format: "%8.1f", cpuMicros)) µs CPU/op  (n=\(operations))"
     }
 
     static func run(_ name: String, seconds: Double, batch: Int = 1, _ operation: () async throws -> Void) async throws -> Measurement {
@@ -34,8 +35,9 @@ struct Measurement {
             try await operation()
             operations += batch
         }
-        return Measurement(name: name, operations: operations, elapsed: clock.now - start,
-                           cpuSeconds: processCPUSeconds() - cpuStart)
+        return Measurement(
+            name: name, operations: operations, elapsed: clock.now - start,
+            cpuSeconds: processCPUSeconds() - cpuStart)
     }
 
     static func processCPUSeconds() -> Double {

@@ -24,8 +24,8 @@ struct SignInFloor: Sendable {
         let token = Array(body.identityToken.utf8)
         // The signing input is everything before the last dot; the signature is after it.
         guard let lastDot = token.lastIndex(of: UInt8(ascii: ".")),
-              let signature = Base64URL.decodeCanonical(token[(lastDot + 1)...]),
-              RS256.isValid(signature: signature, for: Array(token[..<lastDot]), publicKey: publicKey)
+            let signature = Base64URL.decodeCanonical(token[(lastDot + 1)...]),
+            RS256.isValid(signature: signature, for: Array(token[..<lastDot]), publicKey: publicKey)
         else {
             return BareApp.json(#"{"error":"invalid_token"}"#, status: .unauthorized)
         }

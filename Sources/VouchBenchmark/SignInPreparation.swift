@@ -36,8 +36,9 @@ struct SignInPreparation {
                     var lines: [String] = []
                     lines.reserveCapacity(share)
                     for index in 0..<share {
-                        let token = try world.minter.mint(userID: "user-\(worker)-\(index % 5000)", nonce: try await api.nonce(),
-                                                          ttl: 600)
+                        let token = try world.minter.mint(
+                            userID: "user-\(worker)-\(index % 5000)", nonce: try await api.nonce(),
+                            ttl: 600)
                         lines.append(#"{"identity_token":"\#(token)","app_id":"\#(world.appID)"}"#)
                     }
                     return lines

@@ -37,8 +37,10 @@ struct StoreSignIns {
         }
 
         let seconds = elapsed.inSeconds
-        print(String(format: "store sign-ins: %d in %.2f s, %.0f/s, %d tasks, %d returning users",
-                     sessions, seconds, Double(sessions) / seconds, concurrency, users))
+        print(
+            String(
+                format: "store sign-ins: %d in %.2f s, %.0f/s, %d tasks, %d returning users",
+                sessions, seconds, Double(sessions) / seconds, concurrency, users))
         for line in ThreadCPU.lines(from: before, to: after, per: sessions) { print("  " + line) }
         print("  " + userWide)
     }
@@ -52,8 +54,9 @@ struct StoreSignIns {
         let counted = ContinuousClock.now - started
         let ended = try await store.revokeSessions(appID: app, userID: "user-0", now: now)
         let revoked = ContinuousClock.now - started - counted
-        return String(format: "one user's sessions among %d live: %d counted in %.1f ms, %d ended in %.1f ms",
-                      users + sessions, live, counted.inSeconds * 1e3, ended, revoked.inSeconds * 1e3)
+        return String(
+            format: "one user's sessions among %d live: %d counted in %.1f ms, %d ended in %.1f ms",
+            users + sessions, live, counted.inSeconds * 1e3, ended, revoked.inSeconds * 1e3)
     }
 
     /// `count` sign-ins, shared among `concurrency` tasks, each waiting for its commit.
@@ -77,9 +80,10 @@ struct StoreSignIns {
         let stamp = UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec / 1000)
         var key = withUnsafeBytes(of: stamp.bigEndian) { Array($0) }
         key += SecureRandom.bytes(32)
-        return NewSession(tokenHash: key, appID: app, userID: "user-\(index % users)",
-                          profile: IdentityProfile(displayName: "User \(index % users)"),
-                          createdAt: now, expiresAt: now + 3600,
-                          nonce: .serverNonce(hash: SecureRandom.bytes(32), expiresAt: Int64(spec.tv_sec) + 600))
+        return NewSession(
+            tokenHash: key, appID: app, userID: "user-\(index % users)",
+            profile: IdentityProfile(displayName: "User \(index % users)"),
+            createdAt: now, expiresAt: now + 3600,
+            nonce: .serverNonce(hash: SecureRandom.bytes(32), expiresAt: Int64(spec.tv_sec) + 600))
     }
 }

@@ -12,7 +12,8 @@ struct ThreadCPU {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         for tid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
             guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
             let name = String(stat[stat.index(after: open)..<close])
             // After the name: state, then fields 4… of proc(5); utime and stime are fields 14 and 15.
             let fields = stat[stat.index(after: close)...].split(separator: " ")

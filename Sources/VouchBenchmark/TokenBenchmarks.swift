@@ -8,7 +8,7 @@ import _CryptoExtras
 /// cannot avoid (one RSA-2048 verify, one HMAC-SHA256), so the ratio says what Vouch adds.
 enum TokenBenchmarks {
     /// - Parameter only: when given, runs just the measurements whose name contains it (to profile one
-///   of them with perf); the ratios are printed when both of their measurements ran.
+    ///   of them with perf); the ratios are printed when both of their measurements ran.
     static func run(seconds: Double, only: String? = nil) async throws {
         func measure(_ name: String, _ operation: () async throws -> Void) async throws -> Measurement? {
             if let only, !name.localizedCaseInsensitiveContains(only) { return nil }

@@ -30,27 +30,35 @@ struct VouchBenchmark {
         do {
             switch command {
             case "tokens":
-                try await TokenBenchmarks.run(seconds: arguments.first.flatMap(Double.init) ?? 3,
-                                              only: try option("--only", in: arguments))
+                try await TokenBenchmarks.run(
+                    seconds: arguments.first.flatMap(Double.init) ?? 3,
+                    only: try option("--only", in: arguments))
             case "bare":
                 let publicKeyPEM = try option("--public-key", in: arguments).map { try String(contentsOfFile: $0, encoding: .utf8) }
                 try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099, publicKeyPEM: publicKeyPEM)
             case "store":
-                try await StoreSignIns(sessions: try option("--sessions", in: arguments).flatMap(Int.init) ?? 100_000,
-                                       concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
-                                       users: try option("--users", in: arguments).flatMap(Int.init) ?? 5_000).run()
+                try await StoreSignIns(
+                    sessions: try option("--sessions", in: arguments).flatMap(Int.init) ?? 100_000,
+                    concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
+                    users: try option("--users", in: arguments).flatMap(Int.init) ?? 5_000
+                ).run()
             case "handler":
-                try await HandlerSignIns(signIns: try option("--signins", in: arguments).flatMap(Int.init) ?? 20_000,
-                                         concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
-                                         rounds: try option("--rounds", in: arguments).flatMap(Int.init) ?? 3).run()
+                try await HandlerSignIns(
+                    signIns: try option("--signins", in: arguments).flatMap(Int.init) ?? 20_000,
+                    concurrency: try option("--concurrency", in: arguments).flatMap(Int.init) ?? 64,
+                    rounds: try option("--rounds", in: arguments).flatMap(Int.init) ?? 3
+                ).run()
             case "prepare":
                 guard let server = try option("--server", in: arguments), let admin = try option("--admin-token", in: arguments),
-                      let count = try option("--count", in: arguments).flatMap(Int.init), let out = try option("--out", in: arguments) else {
+                    let count = try option("--count", in: arguments).flatMap(Int.init), let out = try option("--out", in: arguments)
+                else {
                     throw BenchmarkError("prepare needs --server URL --admin-token TOKEN --count N --out DIR")
                 }
-                try await SignInPreparation(api: BenchmarkAPI(base: server, admin: admin), count: count,
-                                            directory: URL(fileURLWithPath: out),
-                                            sessionTTL: try option("--session-ttl", in: arguments).flatMap(Int.init)).run()
+                try await SignInPreparation(
+                    api: BenchmarkAPI(base: server, admin: admin), count: count,
+                    directory: URL(fileURLWithPath: out),
+                    sessionTTL: try option("--session-ttl", in: arguments).flatMap(Int.init)
+                ).run()
             default:
                 throw BenchmarkError("unknown command \(command); use tokens, bare, store, handler or prepare")
             }

@@ -5,8 +5,10 @@ import VouchProtocol
 /// Runs `operation`, giving up after `seconds` even if the operation ignores cancellation (an
 /// app's provider may wait on anything). The operation is cancelled when the time is up; its late
 /// result is dropped.
-func withDeadline<T: Sendable>(seconds: Double,
-                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withDeadline<T: Sendable>(
+    seconds: Double,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     let outcome = DeadlineOutcome<T>()
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
@@ -19,7 +21,10 @@ func withDeadline<T: Sendable>(seconds: Double,
                 outcome.finish(.failure(DeadlineExceeded()))
                 work.cancel()
             }
-            outcome.onFinish { timer.cancel(); work.cancel() }
+            outcome.onFinish {
+                timer.cancel()
+                work.cancel()
+            }
         }
     } onCancel: {
         outcome.finish(.failure(CancellationError()))
@@ -62,7 +67,10 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
             guard !state.done else { return (nil, nil) }
             state.done = true
             if state.continuation == nil { state.early = result }
-            defer { state.continuation = nil; state.cleanup = nil }
+            defer {
+                state.continuation = nil
+                state.cleanup = nil
+            }
             return (state.continuation, state.cleanup)
         }
         continuation?.resume(with: result)

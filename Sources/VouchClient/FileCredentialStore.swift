@@ -1,10 +1,10 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The session in a file with mode 0600 inside a directory with mode 0700 (the Linux default;
@@ -69,8 +69,9 @@ public struct FileCredentialStore: CredentialStore {
 enum PrivateDirectory {
     static func ensure(_ directory: URL) throws(CredentialStoreError) {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .unavailable("cannot create \(directory.path)")
         }

@@ -1,7 +1,7 @@
 import Foundation
 import VouchProtocol
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One HTTP exchange with its answer, before the client decides what the answer means.
@@ -15,7 +15,8 @@ struct HTTPAnswer: Sendable {
     /// The challenge, when this is a 401 `authentication_required` with its nonce.
     var challenge: ChallengeDetails? {
         guard status == 401, let error = errorBody, error.kind == .authenticationRequired,
-              let nonce = error.data?["nonce"]?.stringValue else { return nil }
+            let nonce = error.data?["nonce"]?.stringValue
+        else { return nil }
         let reason = error.data?["reason"]?.stringValue.flatMap(ChallengeReason.init(rawValue:)) ?? .sessionUnknown
         return ChallengeDetails(nonce: nonce, reason: reason)
     }
@@ -57,18 +58,18 @@ struct HTTPTransport: Sendable {
     /// generation check.
     private func exchange(_ request: URLRequest) async -> (Data?, URLResponse?, (any Error)?) {
         #if canImport(FoundationNetworking)
-        await withCheckedContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                continuation.resume(returning: (data, response, error))
-            }.resume()
-        }
+            await withCheckedContinuation { continuation in
+                session.dataTask(with: request) { data, response, error in
+                    continuation.resume(returning: (data, response, error))
+                }.resume()
+            }
         #else
-        do {
-            let (data, response) = try await session.data(for: request)
-            return (data, response, nil)
-        } catch {
-            return (nil, nil, error)
-        }
+            do {
+                let (data, response) = try await session.data(for: request)
+                return (data, response, nil)
+            } catch {
+                return (nil, nil, error)
+            }
         #endif
     }
 
@@ -99,9 +100,10 @@ struct HTTPTransport: Sendable {
             let serverTime = error?.data?["server_time"]?.integerValue
             let skewMatters = reason == RejectionReason.expired.rawValue || reason == RejectionReason.notBefore.rawValue
             let skew = serverTime.map { $0 - Int64(Date().timeIntervalSince1970.rounded()) }
-            return .invalidIdentityToken(IdentityTokenRejection(
-                reason: reason, message: error?.message ?? "", serverTime: serverTime,
-                clockSkewSeconds: skewMatters ? skew : nil))
+            return .invalidIdentityToken(
+                IdentityTokenRejection(
+                    reason: reason, message: error?.message ?? "", serverTime: serverTime,
+                    clockSkewSeconds: skewMatters ? skew : nil))
         default:
             return .server(status: answer.status, id: error?.id, message: error?.message)
         }

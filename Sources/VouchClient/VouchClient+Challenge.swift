@@ -1,7 +1,7 @@
 import Foundation
 import VouchProtocol
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension VouchClient {
@@ -83,14 +83,17 @@ extension VouchClient {
         hub.emit(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
         hub.emit(.didDeauthenticate(userID: challenged.user.userID))
 
-        let canAnswer = switch challenged.profile {
-        case .identityToken: configuration.identityTokenProvider != nil
-        case .registration: configuration.registrationCredentialsProvider != nil
-        }
+        let canAnswer =
+            switch challenged.profile {
+            case .identityToken: configuration.identityTokenProvider != nil
+            case .registration: configuration.registrationCredentialsProvider != nil
+            }
         guard mayRefresh, canAnswer, challenge.reason != .userSuspended else { throw .challengeUnanswered(challenge) }
 
-        try await wait(for: startFlight(userID: challenged.user.userID, profile: challenged.profile,
-                                        challengeNonce: challenge.nonce, origin: sentGeneration))
+        try await wait(
+            for: startFlight(
+                userID: challenged.user.userID, profile: challenged.profile,
+                challengeNonce: challenge.nonce, origin: sentGeneration))
     }
 
     /// Waits for a refresh another request started; its error is this request's error, unless

@@ -155,13 +155,17 @@ extension VouchClient {
                 let token: String
                 switch profile {
                 case .identityToken:
-                    guard let provider = configuration.identityTokenProvider else { throw VouchClientError.tokenProviderFailed(message: "no identity-token provider") }
+                    guard let provider = configuration.identityTokenProvider else {
+                        throw VouchClientError.tokenProviderFailed(message: "no identity-token provider")
+                    }
                     let usedNonce: String
                     if let nonce { usedNonce = nonce } else { usedNonce = try await requestNonce() }
                     guard generation == expected else { throw VouchClientError.superseded }
                     token = try await callProvider { try await provider(userID, usedNonce) }
                 case .registration:
-                    guard let provider = configuration.registrationCredentialsProvider else { throw VouchClientError.tokenProviderFailed(message: "no registration-credentials provider") }
+                    guard let provider = configuration.registrationCredentialsProvider else {
+                        throw VouchClientError.tokenProviderFailed(message: "no registration-credentials provider")
+                    }
                     token = try await callProvider { try await provider(userID) }
                 }
                 guard generation == expected else { throw VouchClientError.superseded }
@@ -180,8 +184,10 @@ extension VouchClient {
 
     /// Installs a fresh session unless the world moved on while it was being opened; a discarded
     /// session is ended on the server so it cannot be used by anyone.
-    private func accept(_ response: SessionResponse, profile: SignInProfile, expected: UInt64,
-                        userID: String?) throws(VouchClientError) -> Identity {
+    private func accept(
+        _ response: SessionResponse, profile: SignInProfile, expected: UInt64,
+        userID: String?
+    ) throws(VouchClientError) -> Identity {
         if let current = session {
             endOnServer(response.sessionToken)
             throw .alreadyAuthenticated(userID: current.user.userID)

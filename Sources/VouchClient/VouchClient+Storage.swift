@@ -29,7 +29,8 @@ extension VouchClient {
         }
         guard let data else { return .none }
         guard let stored = try? JSONDecoder().decode(StoredSession.self, from: data),
-              stored.version == StoredSession.currentVersion else {
+            stored.version == StoredSession.currentVersion
+        else {
             return .discarded("the stored session is corrupt")
         }
         guard stored.server == serverURL.absoluteString, stored.appID == appID else {
@@ -42,10 +43,12 @@ extension VouchClient {
     /// Makes `response` the signed-in session: the user's container is prepared (every other
     /// user's removed), the session persisted, and a new generation begins.
     func install(_ response: SessionResponse, profile: SignInProfile) throws(VouchClientError) -> Identity {
-        let container = retainedContainer.flatMap { $0.userID == response.user.userID ? $0.name : nil }
+        let container =
+            retainedContainer.flatMap { $0.userID == response.user.userID ? $0.name : nil }
             ?? UUID().uuidString.lowercased()
-        let stored = StoredSession(server: serverURL.absoluteString, appID: appID, sessionToken: response.sessionToken,
-                                   expiresAt: response.expiresAt, user: response.user, profile: profile, container: container)
+        let stored = StoredSession(
+            server: serverURL.absoluteString, appID: appID, sessionToken: response.sessionToken,
+            expiresAt: response.expiresAt, user: response.user, profile: profile, container: container)
         do {
             try containers.prepare(container)
             try store.save(try JSONEncoder().encode(stored))

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import VouchProtocol
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The client side of Vouch for one app: LayerKit's authentication flow (nonce → the app's
@@ -36,11 +36,13 @@ public actor VouchClient {
         public var requestTimeoutSeconds: Double
         public var retryPolicy: RetryPolicy
 
-        public init(storageDirectory: URL? = nil, credentialStore: (any CredentialStore)? = nil,
-                    identityTokenProvider: IdentityTokenProvider? = nil,
-                    registrationCredentialsProvider: RegistrationCredentialsProvider? = nil,
-                    providerTimeoutSeconds: Double = 30, requestTimeoutSeconds: Double = 30,
-                    retryPolicy: RetryPolicy = RetryPolicy()) {
+        public init(
+            storageDirectory: URL? = nil, credentialStore: (any CredentialStore)? = nil,
+            identityTokenProvider: IdentityTokenProvider? = nil,
+            registrationCredentialsProvider: RegistrationCredentialsProvider? = nil,
+            providerTimeoutSeconds: Double = 30, requestTimeoutSeconds: Double = 30,
+            retryPolicy: RetryPolicy = RetryPolicy()
+        ) {
             self.storageDirectory = storageDirectory
             self.credentialStore = credentialStore
             self.identityTokenProvider = identityTokenProvider
@@ -85,6 +87,7 @@ public actor VouchClient {
     /// - Parameters:
     ///   - serverURL: the Vouch server, e.g. `https://vouch.example.com`.
     ///   - appID: `layer:///apps/<uuid>` or the bare UUID.
+    ///   - configuration: the token providers, storage, timeouts and retries.
     public init(serverURL: URL, appID: String, configuration: Configuration = Configuration()) throws(VouchClientError) {
         guard let uuid = LayerID.parseApp(appID) else {
             throw .invalidAppID(message: "\"\(appID)\" is neither layer:///apps/<uuid> nor a UUID")
@@ -152,16 +155,17 @@ public actor VouchClient {
     nonisolated func url(_ path: String) -> URL { serverURL.appendingPathComponent(path) }
 
     static func defaultStorageDirectory(appUUID: String) -> URL {
-        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
         return base.appendingPathComponent("Vouch", isDirectory: true).appendingPathComponent(appUUID, isDirectory: true)
     }
 
     static func defaultCredentialStore(directory: URL, appID: String) -> any CredentialStore {
         #if canImport(Security)
-        return KeychainCredentialStore(account: appID)
+            return KeychainCredentialStore(account: appID)
         #else
-        return FileCredentialStore(directory: directory)
+            return FileCredentialStore(directory: directory)
         #endif
     }
 }

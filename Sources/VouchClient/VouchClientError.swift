@@ -153,7 +153,9 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
             "No user is authenticated: authenticate(identityToken:), connect(userID:) or start(userID:) first."
         case .invalidIdentityToken:
             "The server refused the identity token (\(tokenRejection?.reason ?? "")): \(tokenRejection?.message ?? "") Fix the token your backend mints."
-                + (tokenRejection?.clockSkewSeconds.map { " The server's clock differs from this device's by about \($0) s; check the clock of the machine that minted the token." } ?? "")
+                + (tokenRejection?.clockSkewSeconds.map {
+                    " The server's clock differs from this device's by about \($0) s; check the clock of the machine that minted the token."
+                } ?? "")
         case .challengeUnanswered:
             "The server asked for a new sign-in (\(challenge?.reason.rawValue ?? "")) and the client could not answer it"
                 + (challenge?.underlying.map { ": \($0)" } ?? ": configure an identity-token provider or authenticate again with the challenge's nonce.")

@@ -54,8 +54,10 @@ public enum DevelopmentIdentityProvider {
         let status: Int
     }
 
-    public static func makeApplication(configuration: Configuration, logger: Logger,
-                                       onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public static func makeApplication(
+        configuration: Configuration, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         Application(
             router: makeRouter(configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch-idp"),
@@ -83,8 +85,9 @@ public enum DevelopmentIdentityProvider {
             guard LayerID.parseApp(appText) != nil else { throw Failure(error: "app_id must be layer:///apps/<uuid> or a UUID", status: 422) }
             guard let userID = body.userID else { throw Failure(error: "user_id is required", status: 422) }
             guard let nonce = body.nonce else { throw Failure(error: "nonce is required (get one with POST /nonces)", status: 422) }
-            let identity = IdentityClaims(displayName: body.displayName, firstName: body.firstName,
-                                          lastName: body.lastName, avatarURL: body.avatarURL)
+            let identity = IdentityClaims(
+                displayName: body.displayName, firstName: body.firstName,
+                lastName: body.lastName, avatarURL: body.avatarURL)
             do {
                 let token = try configuration.layerMinter.mint(userID: userID, nonce: nonce, identity: identity)
                 return JSONResponse.make(["identity_token": token], status: .created)

@@ -48,7 +48,8 @@ public enum PostgresTestDatabase {
 
     /// Runs one statement on the server's own database over a connection of its own.
     public static func administer(_ server: PostgresDatabaseURL, _ sql: String) async throws {
-        let tls: PostgresConnection.Configuration.TLS = server.tlsMode == .disable
+        let tls: PostgresConnection.Configuration.TLS =
+            server.tlsMode == .disable
             ? .disable : .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
         let configuration = PostgresConnection.Configuration(
             host: server.host, port: server.port, username: server.username, password: server.password,

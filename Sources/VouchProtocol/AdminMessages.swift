@@ -97,8 +97,10 @@ public struct KeyResponse: Codable, Sendable, Equatable {
     /// absent when it never has.
     public var lastVerifiedAt: String?
 
-    public init(id: String, providerID: String, status: KeyStatus, algorithm: String = "RS256",
-                fingerprint: String, publicKey: String? = nil, privateKey: String? = nil, lastVerifiedAt: String? = nil) {
+    public init(
+        id: String, providerID: String, status: KeyStatus, algorithm: String = "RS256",
+        fingerprint: String, publicKey: String? = nil, privateKey: String? = nil, lastVerifiedAt: String? = nil
+    ) {
         self.id = id
         self.providerID = providerID
         self.status = status

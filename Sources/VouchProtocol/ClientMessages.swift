@@ -55,8 +55,10 @@ public struct Identity: Codable, Sendable, Equatable {
     public var lastName: String?
     public var avatarURL: String?
 
-    public init(userID: String, displayName: String? = nil, firstName: String? = nil,
-                lastName: String? = nil, avatarURL: String? = nil) {
+    public init(
+        userID: String, displayName: String? = nil, firstName: String? = nil,
+        lastName: String? = nil, avatarURL: String? = nil
+    ) {
         self.id = LayerID.identity(userID)
         self.userID = userID
         self.displayName = displayName

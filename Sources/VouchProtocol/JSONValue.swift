@@ -31,18 +31,6 @@ public enum JSONValue: Sendable, Equatable {
         if case .number(let number) = self { return number.integerValue }
         return nil
     }
-
-    /// A name for the JSON type, for messages ("string", "number", …).
-    public var typeName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "boolean"
-        case .number: "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
-        }
-    }
 }
 
 /// A JSON number as written.
@@ -58,7 +46,8 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
         func isFractionOrExponent(_ byte: UInt8) -> Bool {
             byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
         }
-        return !(literal.utf8.withContiguousStorageIfAvailable { $0.contains(where: isFractionOrExponent) }
+        return
+            !(literal.utf8.withContiguousStorageIfAvailable { $0.contains(where: isFractionOrExponent) }
             ?? literal.utf8.contains(where: isFractionOrExponent))
     }
 

@@ -80,8 +80,9 @@ struct ErrorAnswers: Sendable {
             let allowed = routes.methods(forPath: request.uri.path)
             guard !allowed.isEmpty else { return APIError(.notFound, "No such route.") }
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
-            return APIError(.methodNotAllowed, "Method \(request.method.rawValue) is not allowed here; use \(allow).",
-                            headers: [.allow: allow])
+            return APIError(
+                .methodNotAllowed, "Method \(request.method.rawValue) is not allowed here; use \(allow).",
+                headers: [.allow: allow])
         case 413:
             return RequestBodyReader.tooLarge
         case 400..<500:

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 
@@ -24,14 +24,14 @@ public enum HeapTrimming {
     public static func apply(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
         guard environment[environmentVariable] == nil else { return nil }
         #if canImport(Glibc)
-        // `mallopt` is declared in <malloc.h>, which the Glibc module does not map: found by name,
-        // so that a C library without it (musl) simply keeps its own behaviour.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return nil }
-        typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
-        let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
-        return mallopt(trimThresholdParameter, Int32(defaultThreshold)) == 1 ? defaultThreshold : nil
+            // `mallopt` is declared in <malloc.h>, which the Glibc module does not map: found by name,
+            // so that a C library without it (musl) simply keeps its own behaviour.
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return nil }
+            typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+            let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
+            return mallopt(trimThresholdParameter, Int32(defaultThreshold)) == 1 ? defaultThreshold : nil
         #else
-        return nil
+            return nil
         #endif
     }
 

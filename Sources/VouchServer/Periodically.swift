@@ -4,8 +4,10 @@ import ServiceLifecycle
 enum Periodically {
     /// Shutdown cancels the sleep; that is the service's normal end, not a failure (a thrown
     /// CancellationError would make the service group report the server as failed: exit 1).
-    static func run(every seconds: Int64, sleep: @escaping @Sendable (Duration) async throws -> Void,
-                    _ body: @escaping @Sendable () async -> Void) async {
+    static func run(
+        every seconds: Int64, sleep: @escaping @Sendable (Duration) async throws -> Void,
+        _ body: @escaping @Sendable () async -> Void
+    ) async {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {

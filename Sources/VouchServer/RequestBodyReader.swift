@@ -31,7 +31,8 @@ package enum RequestBodyReader {
         let object = try body.withUnsafeReadableBytes { try checkStrictly($0.assumingMemoryBound(to: UInt8.self)) }
         // The hot bodies are read from the object just parsed rather than parsed a second time.
         if let objectType = T.self as? any JSONObjectDecodable.Type,
-           let decoded = try objectType.init(jsonObject: object) as? T {
+            let decoded = try objectType.init(jsonObject: object) as? T
+        {
             return decoded
         }
         do {
@@ -103,7 +104,8 @@ package enum RequestBodyReader {
             throw APIError(.invalidRequest, "The body is not a valid JSON object.")
         }
         if object.members.contains(where: { hasNonInteger($0.value) }),
-           let property = firstNonInteger(in: .object(object.dictionary), path: "") {
+            let property = firstNonInteger(in: .object(object.dictionary), path: "")
+        {
             throw APIError.invalidProperty(
                 property, "The property `\(property)` must be an integer, written without a fraction or an exponent.")
         }
@@ -156,7 +158,8 @@ package enum RequestBodyReader {
         }
         for parameter in parts.dropFirst() {
             guard let charset = parameter.bytesDroppingPrefix("charset=") else { continue }
-            let unquoted = charset.count >= 2 && charset.hasPrefix("\"") && charset.hasSuffix("\"")
+            let unquoted =
+                charset.count >= 2 && charset.hasPrefix("\"") && charset.hasSuffix("\"")
                 ? String(charset.dropFirst().dropLast()) : charset
             guard unquoted == "utf-8" || unquoted == "utf8" else {
                 throw APIError(.invalidRequest, "Only the UTF-8 charset is accepted.")

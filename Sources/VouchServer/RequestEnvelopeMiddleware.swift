@@ -27,8 +27,9 @@ struct RequestEnvelopeMiddleware: RouterMiddleware {
         }
         let elapsed = ContinuousClock.now - start
         let route = context.coreContext.endpointPath.value
-        metrics.recordRequest(method: request.method.rawValue, route: route ?? "unmatched",
-                              status: Int(response.status.code), duration: elapsed)
+        metrics.recordRequest(
+            method: request.method.rawValue, route: route ?? "unmatched",
+            status: Int(response.status.code), duration: elapsed)
         if writesRequestLines {
             RequestLog.write(request, route: route, status: response.status, elapsed: elapsed, to: context.logger)
         }

@@ -11,11 +11,13 @@ enum RequestLog {
     static let level = Logger.Level.info
 
     static func write(_ request: Request, route: String?, status: HTTPResponse.Status, elapsed: Duration, to logger: Logger) {
-        logger.log(level: level, "request", metadata: [
-            "method": "\(request.method.rawValue)",
-            "route": "\(route ?? "(no route)")",
-            "status": "\(status.code)",
-            "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
-        ])
+        logger.log(
+            level: level, "request",
+            metadata: [
+                "method": "\(request.method.rawValue)",
+                "route": "\(route ?? "(no route)")",
+                "status": "\(status.code)",
+                "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+            ])
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bytes from the system CSPRNG, for every secret the server or the CLI makes (session tokens,
@@ -22,32 +22,32 @@ public enum SecureRandom {
     /// Fills `buffer` entirely.
     public static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         #if canImport(Glibc)
-        var filled = 0
-        while filled < buffer.count, let base = buffer.baseAddress {
-            // Up to 256 bytes come whole; a signal may interrupt a longer read part way.
-            let read = systemGetRandom(base + filled, buffer.count - filled, 0)
-            if read > 0 {
-                filled += read
-            } else if read < 0 && errno == EINTR {
-                continue
-            } else {
-                break
+            var filled = 0
+            while filled < buffer.count, let base = buffer.baseAddress {
+                // Up to 256 bytes come whole; a signal may interrupt a longer read part way.
+                let read = systemGetRandom(base + filled, buffer.count - filled, 0)
+                if read > 0 {
+                    filled += read
+                } else if read < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
             }
-        }
-        // A kernel without getrandom(2) (before 3.17): the standard library's generator, which
-        // reads the same CSPRNG another way.
-        if filled < buffer.count { fillFromStandardLibrary(UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) }
+            // A kernel without getrandom(2) (before 3.17): the standard library's generator, which
+            // reads the same CSPRNG another way.
+            if filled < buffer.count { fillFromStandardLibrary(UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) }
         #elseif canImport(Darwin)
-        if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
+            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
         #else
-        fillFromStandardLibrary(buffer)
+            fillFromStandardLibrary(buffer)
         #endif
     }
 
     #if canImport(Glibc)
-    /// glibc's `getrandom` (2.25 and later), which Swift's Glibc module does not import.
-    @_silgen_name("getrandom")
-    private static func systemGetRandom(_ buffer: UnsafeMutableRawPointer, _ count: Int, _ flags: UInt32) -> Int
+        /// glibc's `getrandom` (2.25 and later), which Swift's Glibc module does not import.
+        @_silgen_name("getrandom")
+        private static func systemGetRandom(_ buffer: UnsafeMutableRawPointer, _ count: Int, _ flags: UInt32) -> Int
     #endif
 
     static func fillFromStandardLibrary(_ buffer: UnsafeMutableRawBufferPointer) {

@@ -11,8 +11,10 @@ public struct ServerClocks: Sendable {
     /// Waits between background purges.
     public var sleep: @Sendable (Duration) async throws -> Void
 
-    public init(now: @escaping @Sendable () -> Int64, uptime: @escaping @Sendable () -> Double,
-                sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    public init(
+        now: @escaping @Sendable () -> Int64, uptime: @escaping @Sendable () -> Double,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) {
         self.now = now
         self.uptime = uptime
         self.sleep = sleep

@@ -50,8 +50,9 @@ public struct ServerConfiguration: Sendable {
         try ConfigurationError.check(leewaySeconds, in: Self.leewaySecondsRange, "leewaySeconds", unit: " seconds")
         guard !adminToken.isEmpty else { throw ConfigurationError(field: "adminToken", accepted: "a token of at least one character") }
         try ConfigurationError.check(purgeIntervalSeconds, in: Self.purgeIntervalSecondsRange, "purgeIntervalSeconds", unit: " seconds")
-        try ConfigurationError.check(expiredSessionGraceSeconds, in: Self.expiredSessionGraceSecondsRange, "expiredSessionGraceSeconds",
-                                     unit: " seconds")
+        try ConfigurationError.check(
+            expiredSessionGraceSeconds, in: Self.expiredSessionGraceSecondsRange, "expiredSessionGraceSeconds",
+            unit: " seconds")
         try connectionLimits.validate()
         try ConfigurationError.check(auditRetentionDays, in: Self.auditRetentionDaysRange, "auditRetentionDays", unit: " days")
         try ConfigurationError.check(auditFlushIntervalSeconds, in: Self.auditFlushIntervalRange, "auditFlushIntervalSeconds", unit: " seconds")
@@ -60,9 +61,11 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
-                adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,
-                connectionLimits: ConnectionLimits = ConnectionLimits()) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, rateLimit: Int = 50, leewaySeconds: Int64 = 60,
+        adminToken: String, purgeIntervalSeconds: Int64 = 60, expiredSessionGraceSeconds: Int64 = 7 * 86_400,
+        connectionLimits: ConnectionLimits = ConnectionLimits()
+    ) {
         self.host = host
         self.port = port
         self.rateLimit = rateLimit
@@ -92,12 +95,14 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "host": host, "port": port, "rateLimit": rateLimit, "leewaySeconds": leewaySeconds,
-            "adminToken": "<redacted>", "purgeIntervalSeconds": purgeIntervalSeconds,
-            "expiredSessionGraceSeconds": expiredSessionGraceSeconds, "connectionLimits": connectionLimits,
-            "secureCookies": secureCookies, "auditRetentionDays": auditRetentionDays,
-            "auditFlushIntervalSeconds": auditFlushIntervalSeconds,
-        ])
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "rateLimit": rateLimit, "leewaySeconds": leewaySeconds,
+                "adminToken": "<redacted>", "purgeIntervalSeconds": purgeIntervalSeconds,
+                "expiredSessionGraceSeconds": expiredSessionGraceSeconds, "connectionLimits": connectionLimits,
+                "secureCookies": secureCookies, "auditRetentionDays": auditRetentionDays,
+                "auditFlushIntervalSeconds": auditFlushIntervalSeconds,
+            ])
     }
 }

@@ -28,9 +28,10 @@ public enum VouchServer {
         let rejections = SignInRejectionLog(metrics: metrics)
         // The level is the server's for its whole run (`--log-level`): whether request lines are
         // written is decided once, here, rather than asked of the logger on every request.
-        let router = try await makeRouter(configuration: configuration, store: store, clocks: clocks,
-                                          metrics: metrics, rejections: rejections,
-                                          writesRequestLines: logger.logLevel <= RequestLog.level)
+        let router = try await makeRouter(
+            configuration: configuration, store: store, clocks: clocks,
+            metrics: metrics, rejections: rejections,
+            writesRequestLines: logger.logLevel <= RequestLog.level)
         var app = Application(
             router: router,
             server: .guardedHTTP1(limits: configuration.connectionLimits),
@@ -39,21 +40,26 @@ public enum VouchServer {
             logger: logger)
         // A service group stops its services in the reverse of their order.
         app.addServices(storeServices)
-        app.addServices(HousekeepingService(
-            store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
-            expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
-            auditRetentionSeconds: configuration.auditRetentionDays * 86_400, clocks: clocks, logger: logger,
-            metrics: metrics))
-        app.addServices(AuditFlushService(log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds,
-                                          logger: logger))
+        app.addServices(
+            HousekeepingService(
+                store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,
+                expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
+                auditRetentionSeconds: configuration.auditRetentionDays * 86_400, clocks: clocks, logger: logger,
+                metrics: metrics))
+        app.addServices(
+            AuditFlushService(
+                log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds,
+                logger: logger))
         return app
     }
 
     /// Every route and middleware of the server; apart from the application so that a test can
     /// compare the routes it registers with the OpenAPI document's.
-    static func makeRouter(configuration: ServerConfiguration, store: any Store, clocks: ServerClocks,
-                           metrics: ServerMetrics, rejections: SignInRejectionLog,
-                           writesRequestLines: Bool = true) async throws -> Router<VouchRequestContext> {
+    static func makeRouter(
+        configuration: ServerConfiguration, store: any Store, clocks: ServerClocks,
+        metrics: ServerMetrics, rejections: SignInRejectionLog,
+        writesRequestLines: Bool = true
+    ) async throws -> Router<VouchRequestContext> {
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
@@ -61,17 +67,20 @@ public enum VouchServer {
         // Middleware first: a route captures the middleware added before it is registered. The
         // envelope's 405 answers consult the route table, loaded from the router at the end.
         let table = RouteTableBox()
-        router.add(middleware: RequestEnvelopeMiddleware(errors: ErrorAnswers(routes: table), metrics: metrics,
-                                                        writesRequestLines: writesRequestLines))
+        router.add(
+            middleware: RequestEnvelopeMiddleware(
+                errors: ErrorAnswers(routes: table), metrics: metrics,
+                writesRequestLines: writesRequestLines))
         if !configuration.trustedProxies.isEmpty {
             router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         }
         // The client API first: the router tries a path's first component against the routes'
         // in the order they were registered, and these are the ones a storm of clients calls.
-        router.addRoutes(ClientRoutes(
-            authenticator: authenticator, signIns: SignInRecorder(metrics: metrics, rejections: rejections),
-            rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil
-        ).routes)
+        router.addRoutes(
+            ClientRoutes(
+                authenticator: authenticator, signIns: SignInRecorder(metrics: metrics, rejections: rejections),
+                rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil
+            ).routes)
         router.addRoutes(MetricsRoute(metrics: metrics).routes)
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
@@ -79,12 +88,14 @@ public enum VouchServer {
             AdminAPI(store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now).collections,
             on: router, adminToken: adminToken,
             middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
-        DashboardRoutes(store: store, authenticator: authenticator, adminToken: adminToken,
-                        sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
-                        signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
-                        audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
-                        rejections: rejections, clock: clocks.now)
-            .register(on: router)
+        DashboardRoutes(
+            store: store, authenticator: authenticator, adminToken: adminToken,
+            sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
+            signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
+            audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
+            rejections: rejections, clock: clocks.now
+        )
+        .register(on: router)
         table.load(from: router)
         return router
     }

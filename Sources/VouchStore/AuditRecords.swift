@@ -49,8 +49,10 @@ public struct NewAuditEntry: Sendable, Equatable {
     /// Longest stored `objectID`, in bytes (user ids in paths may be long).
     public static let maximumObjectIDBytes = 256
 
-    public init(at: Int64, kind: AuditKind, actor: String?, action: String, outcome: String,
-                appID: UUID? = nil, objectType: String? = nil, objectID: String? = nil, count: Int64 = 1) {
+    public init(
+        at: Int64, kind: AuditKind, actor: String?, action: String, outcome: String,
+        appID: UUID? = nil, objectType: String? = nil, objectID: String? = nil, count: Int64 = 1
+    ) {
         self.at = at
         self.kind = kind
         self.actor = actor.map { Self.bounded($0, Self.maximumShortFieldBytes) }
@@ -109,8 +111,10 @@ public struct AuditQuery: Sendable, Equatable {
 
     public static let maximumLimit = 500
 
-    public init(kind: AuditKind? = nil, action: String? = nil, appID: UUID? = nil, objectID: String? = nil,
-                since: Int64? = nil, until: Int64? = nil, beforeID: Int64? = nil, limit: Int = 50) {
+    public init(
+        kind: AuditKind? = nil, action: String? = nil, appID: UUID? = nil, objectID: String? = nil,
+        since: Int64? = nil, until: Int64? = nil, beforeID: Int64? = nil, limit: Int = 50
+    ) {
         self.kind = kind
         self.action = action
         self.appID = appID

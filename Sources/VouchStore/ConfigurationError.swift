@@ -13,8 +13,10 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// Throws unless `range` holds `value`.
-    public static func check<Value: Comparable>(_ value: Value, in range: ClosedRange<Value>, _ field: String,
-                                                unit: String = "") throws(ConfigurationError) {
+    public static func check<Value: Comparable>(
+        _ value: Value, in range: ClosedRange<Value>, _ field: String,
+        unit: String = ""
+    ) throws(ConfigurationError) {
         guard !range.contains(value) else { return }
         throw ConfigurationError(field: field, accepted: "\(range.lowerBound)…\(range.upperBound)\(unit)")
     }

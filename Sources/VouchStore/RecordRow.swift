@@ -35,25 +35,28 @@ extension RecordRow {
 
 extension AppRecord: RowDecodable {
     public init(row: some RecordRow) throws {
-        self.init(id: try row.uuid("id"), name: try row.text("name"),
-                  sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"))
+        self.init(
+            id: try row.uuid("id"), name: try row.text("name"),
+            sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"))
     }
 }
 
 extension KeyRecord: RowDecodable {
     public init(row: some RecordRow) throws {
-        self.init(id: try row.uuid("id"), providerID: try row.uuid("provider_id"),
-                  status: try row.value("status", as: KeyStatus.self),
-                  publicKeyPEM: try row.text("public_key_pem"), fingerprint: try row.text("fingerprint"),
-                  createdAt: try row.int64("created_at"), lastVerifiedAt: try row.optionalInt64("last_verified_at"))
+        self.init(
+            id: try row.uuid("id"), providerID: try row.uuid("provider_id"),
+            status: try row.value("status", as: KeyStatus.self),
+            publicKeyPEM: try row.text("public_key_pem"), fingerprint: try row.text("fingerprint"),
+            createdAt: try row.int64("created_at"), lastVerifiedAt: try row.optionalInt64("last_verified_at"))
     }
 }
 
 extension RegistrationSecretRecord: RowDecodable {
     public init(row: some RecordRow) throws {
-        self.init(applicationKey: try row.uuid("application_key"), appID: try row.uuid("app_id"),
-                  secret: try row.bytes("secret"), createdAt: try row.int64("created_at"),
-                  revokedAt: try row.optionalInt64("revoked_at"))
+        self.init(
+            applicationKey: try row.uuid("application_key"), appID: try row.uuid("app_id"),
+            secret: try row.bytes("secret"), createdAt: try row.int64("created_at"),
+            revokedAt: try row.optionalInt64("revoked_at"))
     }
 }
 
@@ -77,19 +80,22 @@ extension SessionRecord: RowDecodable {
             guard let reason = SessionEndReason(rawValue: text) else { throw type(of: row).corrupt("end_reason") }
             return reason
         }
-        self.init(tokenHash: try row.bytes("token_hash"), appID: try row.uuid("app_id"),
-                  userID: try row.text("user_id"), createdAt: try row.int64("created_at"),
-                  expiresAt: try row.int64("expires_at"), endedAt: try row.optionalInt64("ended_at"),
-                  endReason: endReason)
+        self.init(
+            tokenHash: try row.bytes("token_hash"), appID: try row.uuid("app_id"),
+            userID: try row.text("user_id"), createdAt: try row.int64("created_at"),
+            expiresAt: try row.int64("expires_at"), endedAt: try row.optionalInt64("ended_at"),
+            endReason: endReason)
     }
 }
 
 extension AuditEntry: RowDecodable {
     public init(row: some RecordRow) throws {
-        self.init(id: try row.int64("id"), entry: NewAuditEntry(
-            at: try row.int64("at"), kind: try row.value("kind", as: AuditKind.self), actor: try row.optionalText("actor"),
-            action: try row.text("action"), outcome: try row.text("outcome"), appID: try row.optionalUUID("app_id"),
-            objectType: try row.optionalText("object_type"), objectID: try row.optionalText("object_id"),
-            count: try row.int64("count")))
+        self.init(
+            id: try row.int64("id"),
+            entry: NewAuditEntry(
+                at: try row.int64("at"), kind: try row.value("kind", as: AuditKind.self), actor: try row.optionalText("actor"),
+                action: try row.text("action"), outcome: try row.text("outcome"), appID: try row.optionalUUID("app_id"),
+                objectType: try row.optionalText("object_type"), objectID: try row.optionalText("object_id"),
+                count: try row.int64("count")))
     }
 }

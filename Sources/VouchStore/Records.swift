@@ -53,8 +53,10 @@ public struct KeyRecord: Sendable, Equatable {
     /// leaves it as it is.
     public static let lastVerifiedResolutionSeconds: Int64 = 60
 
-    public init(id: UUID, providerID: UUID, status: KeyStatus, publicKeyPEM: String, fingerprint: String, createdAt: Int64,
-                lastVerifiedAt: Int64? = nil) {
+    public init(
+        id: UUID, providerID: UUID, status: KeyStatus, publicKeyPEM: String, fingerprint: String, createdAt: Int64,
+        lastVerifiedAt: Int64? = nil
+    ) {
         self.id = id
         self.providerID = providerID
         self.status = status
@@ -125,8 +127,10 @@ public struct SessionRecord: Sendable, Equatable {
     public var endedAt: Int64?
     public var endReason: SessionEndReason?
 
-    public init(tokenHash: [UInt8], appID: UUID, userID: String, createdAt: Int64, expiresAt: Int64,
-                endedAt: Int64? = nil, endReason: SessionEndReason? = nil) {
+    public init(
+        tokenHash: [UInt8], appID: UUID, userID: String, createdAt: Int64, expiresAt: Int64,
+        endedAt: Int64? = nil, endReason: SessionEndReason? = nil
+    ) {
         self.tokenHash = tokenHash
         self.appID = appID
         self.userID = userID
@@ -164,8 +168,10 @@ public struct NewSession: Sendable, Equatable {
     /// same transaction moves to `createdAt`; `nil` for the Sinch profile.
     public var keyID: UUID?
 
-    public init(tokenHash: [UInt8], appID: UUID, userID: String, profile: IdentityProfile,
-                createdAt: Int64, expiresAt: Int64, nonce: NonceClaim, keyID: UUID? = nil) {
+    public init(
+        tokenHash: [UInt8], appID: UUID, userID: String, profile: IdentityProfile,
+        createdAt: Int64, expiresAt: Int64, nonce: NonceClaim, keyID: UUID? = nil
+    ) {
         self.tokenHash = tokenHash
         self.appID = appID
         self.userID = userID

@@ -25,8 +25,10 @@ public struct SignInFactsQuery: Sendable, Equatable {
     /// The time registration nonces are judged at.
     public var now: Int64
 
-    public init(appID: UUID, providerID: UUID? = nil, serverNonce: ServerNonceUse? = nil, registrationNonce: String? = nil,
-                userID: String? = nil, now: Int64, includesApp: Bool = false, keyID: UUID? = nil, applicationKey: UUID? = nil) {
+    public init(
+        appID: UUID, providerID: UUID? = nil, serverNonce: ServerNonceUse? = nil, registrationNonce: String? = nil,
+        userID: String? = nil, now: Int64, includesApp: Bool = false, keyID: UUID? = nil, applicationKey: UUID? = nil
+    ) {
         self.appID = appID
         self.includesApp = includesApp
         self.keyID = keyID
@@ -61,9 +63,11 @@ public struct SignInFacts: Sendable, Equatable {
     /// `false` for a user with no row yet (a first sign-in).
     public var userSuspended: Bool?
 
-    public init(providerBinding: ProviderBinding? = nil, serverNonceUsed: Bool? = nil, registrationNonceSeen: Bool? = nil,
-                userSuspended: Bool? = nil, app: AppRecord? = nil, key: KeyRecord? = nil,
-                registrationSecret: RegistrationSecretRecord? = nil) {
+    public init(
+        providerBinding: ProviderBinding? = nil, serverNonceUsed: Bool? = nil, registrationNonceSeen: Bool? = nil,
+        userSuspended: Bool? = nil, app: AppRecord? = nil, key: KeyRecord? = nil,
+        registrationSecret: RegistrationSecretRecord? = nil
+    ) {
         self.app = app
         self.key = key
         self.registrationSecret = registrationSecret

@@ -26,12 +26,15 @@ extension StoreConformance {
             try await store.appendAudit([])
             let app = UUID()
             let written = [
-                NewAuditEntry(at: t0, kind: .admin, actor: "api", action: "app.create", outcome: "ok",
-                              appID: app, objectType: "app", objectID: app.lowercased),
-                NewAuditEntry(at: t0 + 1, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
-                              outcome: "eit_expired", appID: app, count: 17),
-                NewAuditEntry(at: t0 + 1, kind: .admin, actor: "dashboard:abc", action: "user.suspend", outcome: "not_found",
-                              objectType: "user", objectID: "üser ✓"),
+                NewAuditEntry(
+                    at: t0, kind: .admin, actor: "api", action: "app.create", outcome: "ok",
+                    appID: app, objectType: "app", objectID: app.lowercased),
+                NewAuditEntry(
+                    at: t0 + 1, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
+                    outcome: "eit_expired", appID: app, count: 17),
+                NewAuditEntry(
+                    at: t0 + 1, kind: .admin, actor: "dashboard:abc", action: "user.suspend", outcome: "not_found",
+                    objectType: "user", objectID: "üser ✓"),
             ]
             try await store.appendAudit(written)
             let read = try await store.auditEntries(AuditQuery())
@@ -50,16 +53,21 @@ extension StoreConformance {
         try await withStore { store in
             let appA = UUID(), appB = UUID(), key = UUID()
             let entries = [
-                NewAuditEntry(at: t0, kind: .admin, actor: "api", action: "app.create", outcome: "ok",
-                              appID: appA, objectType: "app", objectID: appA.lowercased),
-                NewAuditEntry(at: t0 + 10, kind: .admin, actor: "api", action: "key.disable", outcome: "ok",
-                              objectType: "key", objectID: key.lowercased),
-                NewAuditEntry(at: t0 + 20, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
-                              outcome: "eit_expired", appID: appA, count: 3),
-                NewAuditEntry(at: t0 + 30, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
-                              outcome: "eit_signature_invalid", appID: appB),
-                NewAuditEntry(at: t0 + 40, kind: .admin, actor: "dashboard:s1", action: "key.enable", outcome: "ok",
-                              objectType: "key", objectID: key.lowercased),
+                NewAuditEntry(
+                    at: t0, kind: .admin, actor: "api", action: "app.create", outcome: "ok",
+                    appID: appA, objectType: "app", objectID: appA.lowercased),
+                NewAuditEntry(
+                    at: t0 + 10, kind: .admin, actor: "api", action: "key.disable", outcome: "ok",
+                    objectType: "key", objectID: key.lowercased),
+                NewAuditEntry(
+                    at: t0 + 20, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
+                    outcome: "eit_expired", appID: appA, count: 3),
+                NewAuditEntry(
+                    at: t0 + 30, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
+                    outcome: "eit_signature_invalid", appID: appB),
+                NewAuditEntry(
+                    at: t0 + 40, kind: .admin, actor: "dashboard:s1", action: "key.enable", outcome: "ok",
+                    objectType: "key", objectID: key.lowercased),
             ]
             try await store.appendAudit(entries)
             func matching(_ query: AuditQuery) async throws -> [NewAuditEntry] {
@@ -86,8 +94,9 @@ extension StoreConformance {
         try await withStore { store in
             let app = UUID()
             let entries = (0..<23).map { index in
-                NewAuditEntry(at: t0 + Int64(index), kind: .admin, actor: "api", action: "app.update", outcome: "ok",
-                              appID: index % 2 == 0 ? app : nil, objectType: "app", objectID: "\(index)")
+                NewAuditEntry(
+                    at: t0 + Int64(index), kind: .admin, actor: "api", action: "app.update", outcome: "ok",
+                    appID: index % 2 == 0 ? app : nil, objectType: "app", objectID: "\(index)")
             }
             try await store.appendAudit(Array(entries[..<10]))
             try await store.appendAudit(Array(entries[10...]))
@@ -142,14 +151,16 @@ extension StoreConformance {
 
     func auditConcurrentAppends() async throws {
         try await withStores(2) { stores in
-            let outcomes = await race((0..<24).map { index in
-                let store = stores[index % 2]
-                let batch = (0..<3).map { part in
-                    NewAuditEntry(at: t0, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
-                                  outcome: "eit_expired", objectID: "\(index)-\(part)", count: Int64(part + 1))
-                }
-                return { @Sendable in try await store.appendAudit(batch) }
-            })
+            let outcomes = await race(
+                (0..<24).map { index in
+                    let store = stores[index % 2]
+                    let batch = (0..<3).map { part in
+                        NewAuditEntry(
+                            at: t0, kind: .signInRejected, actor: nil, action: "sign_in.rejected",
+                            outcome: "eit_expired", objectID: "\(index)-\(part)", count: Int64(part + 1))
+                    }
+                    return { @Sendable in try await store.appendAudit(batch) }
+                })
             #expect(outcomes.compactMap(\.value).count == 24)
             let read = try await stores[1].auditEntries(AuditQuery(limit: AuditQuery.maximumLimit))
             #expect(read.count == 72)
@@ -169,8 +180,9 @@ extension StoreConformance {
         try await withStore { store in
             let app = try await store.addApp()
             let provider = try await store.addProvider(apps: [app.id])
-            let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
-                                fingerprint: "sha256:" + String(repeating: "12", count: 32), createdAt: t0)
+            let key = KeyRecord(
+                id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
+                fingerprint: "sha256:" + String(repeating: "12", count: 32), createdAt: t0)
             var other = key
             other.id = UUID()
             other.fingerprint = "sha256:" + String(repeating: "34", count: 32)
@@ -180,9 +192,11 @@ extension StoreConformance {
 
             let resolution = KeyRecord.lastVerifiedResolutionSeconds
             func signIn(at time: Int64, keyID: UUID?) async throws {
-                _ = try await store.createSession(newSession(app: app.id, user: "u", createdAt: time, expiresAt: time + 3600,
-                                                             nonce: .serverNonce(hash: randomBytes(), expiresAt: time + 600),
-                                                             keyID: keyID))
+                _ = try await store.createSession(
+                    newSession(
+                        app: app.id, user: "u", createdAt: time, expiresAt: time + 3600,
+                        nonce: .serverNonce(hash: randomBytes(), expiresAt: time + 600),
+                        keyID: keyID))
             }
             try await signIn(at: t0 + 100, keyID: key.id)
             #expect(try await store.key(id: key.id)?.lastVerifiedAt == t0 + 100)
@@ -225,14 +239,16 @@ extension StoreConformance {
         try await withStores(2) { stores in
             let app = try await stores[0].addApp()
             let provider = try await stores[0].addProvider(apps: [app.id])
-            let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
-                                fingerprint: "sha256:" + String(repeating: "56", count: 32), createdAt: t0)
+            let key = KeyRecord(
+                id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
+                fingerprint: "sha256:" + String(repeating: "56", count: 32), createdAt: t0)
             try await stores[0].createKey(key)
             let attempts = (0..<16).map { newSession(app: app.id, user: "user-\($0)", createdAt: t0 + Int64($0), keyID: key.id) }
-            let outcomes = await race(attempts.enumerated().map { index, attempt in
-                let store = stores[index % 2]
-                return { @Sendable in try await store.createSession(attempt) }
-            })
+            let outcomes = await race(
+                attempts.enumerated().map { index, attempt in
+                    let store = stores[index % 2]
+                    return { @Sendable in try await store.createSession(attempt) }
+                })
             #expect(outcomes.compactMap(\.value).count == 16)
             // All within one resolution: whichever came first set it, and it is one of theirs.
             let verified = try #require(try await stores[1].key(id: key.id)?.lastVerifiedAt)

@@ -23,7 +23,8 @@ extension StoreConformance {
             #expect(try await store.app(id: newer.id) == renamed)
             #expect(try await store.updateApp(id: newer.id, name: nil, sessionTTLSeconds: 30).name == "Renamed")
             #expect(try await store.updateApp(id: newer.id, name: "Again", sessionTTLSeconds: nil).sessionTTLSeconds == 30)
-            #expect(try await store.updateApp(id: newer.id, name: nil, sessionTTLSeconds: nil)
+            #expect(
+                try await store.updateApp(id: newer.id, name: nil, sessionTTLSeconds: nil)
                     == AppRecord(id: newer.id, name: "Again", sessionTTLSeconds: 30, createdAt: t0))
 
             await #expect(throws: StoreError.notFound) {
@@ -45,7 +46,8 @@ extension StoreConformance {
             let provider = ProviderRecord(id: UUID(), name: "Acme", appIDs: sorted.reversed(), createdAt: t0 - 5)
             try await store.createProvider(provider)
 
-            #expect(try await store.provider(id: provider.id)
+            #expect(
+                try await store.provider(id: provider.id)
                     == ProviderRecord(id: provider.id, name: "Acme", appIDs: sorted, createdAt: t0 - 5))
 
             await #expect(throws: StoreError.alreadyExists) {
@@ -72,7 +74,8 @@ extension StoreConformance {
             #expect(try await store.provider(id: provider.id)?.appIDs == [a.id])
 
             try await store.bindProvider(provider.id, toApp: b.id)
-            #expect(try await store.provider(id: provider.id)?.appIDs
+            #expect(
+                try await store.provider(id: provider.id)?.appIDs
                     == [a.id, b.id].sorted { $0.uuidString < $1.uuidString })
 
             try await store.unbindProvider(provider.id, fromApp: a.id)
@@ -91,9 +94,10 @@ extension StoreConformance {
         try await withStore { store in
             let provider = try await store.addProvider()
             let other = try await store.addProvider()
-            let first = KeyRecord(id: UUID(), providerID: provider.id, status: .active,
-                                  publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
-                                  fingerprint: "sha256:" + String(repeating: "ab", count: 32), createdAt: t0 - 10)
+            let first = KeyRecord(
+                id: UUID(), providerID: provider.id, status: .active,
+                publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+                fingerprint: "sha256:" + String(repeating: "ab", count: 32), createdAt: t0 - 10)
             var second = first
             second.id = UUID()
             second.createdAt = t0
@@ -142,9 +146,10 @@ extension StoreConformance {
         try await withStore { store in
             let provider = try await store.addProvider()
             let other = try await store.addProvider()
-            let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active,
-                                publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
-                                fingerprint: "sha256:" + String(repeating: "ef", count: 32), createdAt: t0)
+            let key = KeyRecord(
+                id: UUID(), providerID: provider.id, status: .active,
+                publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+                fingerprint: "sha256:" + String(repeating: "ef", count: 32), createdAt: t0)
             try await store.createKey(key)
             var again = key
             again.id = UUID()
@@ -196,8 +201,9 @@ extension StoreConformance {
         try await withStore { store in
             let app = try await store.addApp()
             // Zero bytes included: a secret is bytes, not text.
-            let record = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id,
-                                                  secret: [0, 1, 0, 255] + randomBytes(28), createdAt: t0)
+            let record = RegistrationSecretRecord(
+                applicationKey: UUID(), appID: app.id,
+                secret: [0, 1, 0, 255] + randomBytes(28), createdAt: t0)
             try await store.createRegistrationSecret(record)
             #expect(try await store.registrationSecret(applicationKey: record.applicationKey) == record)
 

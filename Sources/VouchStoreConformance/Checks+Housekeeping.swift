@@ -17,8 +17,9 @@ extension StoreConformance {
                 newSession(app: app.id, user: "u", expiresAt: farFuture, nonce: nonce)
             }
             func session(expiresAt: Int64) -> NewSession {
-                newSession(app: app.id, user: "u", expiresAt: expiresAt,
-                           nonce: .serverNonce(hash: randomBytes(), expiresAt: farFuture))
+                newSession(
+                    app: app.id, user: "u", expiresAt: expiresAt,
+                    nonce: .serverNonce(hash: randomBytes(), expiresAt: farFuture))
             }
 
             let pastNonce = randomBytes(), edgeNonce = randomBytes(), futureNonce = randomBytes()

@@ -55,10 +55,11 @@ extension StoreConformance {
             let app = try await stores[0].addApp()
             let claim = nonce ?? .registrationNonce(appID: app.id, nonce: "replayed-\(UUID())", expiresAt: t0 + 600)
             let attempts = (0..<32).map { newSession(app: app.id, user: "user-\($0)", nonce: claim) }
-            let outcomes = await race(attempts.enumerated().map { index, attempt in
-                let store = stores[index % 2]
-                return { @Sendable in try await store.createSession(attempt) }
-            })
+            let outcomes = await race(
+                attempts.enumerated().map { index, attempt in
+                    let store = stores[index % 2]
+                    return { @Sendable in try await store.createSession(attempt) }
+                })
             #expect(outcomes.compactMap(\.value).count == 1)
             #expect(outcomes.compactMap(\.storeError) == Array(repeating: .nonceAlreadyUsed, count: 31))
 
@@ -82,13 +83,17 @@ extension StoreConformance {
                 let attempts = (0..<12).map { _ in newSession(app: app.id, user: user) }
                 var operations: [@Sendable () async throws -> Bool] = attempts.enumerated().map { index, attempt in
                     let store = stores[index % 2]
-                    return { @Sendable in _ = try await store.createSession(attempt); return true }
+                    return { @Sendable in
+                        _ = try await store.createSession(attempt)
+                        return true
+                    }
                 }
                 let suspender = stores[round % 2]
-                operations.insert({ @Sendable in
-                    _ = try await suspender.setSuspended(appID: app.id, userID: user, suspended: true, now: t0)
-                    return false
-                }, at: 6)
+                operations.insert(
+                    { @Sendable in
+                        _ = try await suspender.setSuspended(appID: app.id, userID: user, suspended: true, now: t0)
+                        return false
+                    }, at: 6)
                 let outcomes = await race(operations)
                 #expect(outcomes[6].value == false, "the suspension itself succeeds")
                 let refused = outcomes.compactMap(\.storeError)
@@ -96,8 +101,9 @@ extension StoreConformance {
                 #expect(outcomes.allSatisfy { $0.value != nil || $0.storeError != nil })
 
                 for store in stores {
-                    #expect(try await store.activeSessionCount(appID: app.id, userID: user, now: t0) == 0,
-                            "round \(round): a session outlived the suspension")
+                    #expect(
+                        try await store.activeSessionCount(appID: app.id, userID: user, now: t0) == 0,
+                        "round \(round): a session outlived the suspension")
                 }
                 for attempt in attempts {
                     if let session = try await stores[1 - round % 2].session(tokenHash: attempt.tokenHash) {
@@ -121,7 +127,10 @@ extension StoreConformance {
                 let during = newSession(app: app.id, user: user)
                 let outcomes = await race([
                     { @Sendable in try await stores[1].revokeSessions(appID: app.id, userID: user, now: t0) },
-                    { @Sendable in _ = try await stores[0].createSession(during); return 0 },
+                    { @Sendable in
+                        _ = try await stores[0].createSession(during)
+                        return 0
+                    },
                 ])
                 #expect(outcomes.allSatisfy { $0.value != nil }, "round \(round)")
                 #expect(try await stores[0].session(tokenHash: before.tokenHash)?.endReason == .revoked)
@@ -142,17 +151,19 @@ extension StoreConformance {
         try await withStores(2) { stores in
             let provider = try await stores[0].addProvider()
             for round in 0..<8 {
-                let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active,
-                                    publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
-                                    fingerprint: "sha256:\(round)-\(UUID())", createdAt: t0)
+                let key = KeyRecord(
+                    id: UUID(), providerID: provider.id, status: .active,
+                    publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+                    fingerprint: "sha256:\(round)-\(UUID())", createdAt: t0)
                 try await stores[0].createKey(key)
                 var operations: [@Sendable () async throws -> KeyStatus] = (0..<12).map { index in
                     let store = stores[index % 2]
                     let status: KeyStatus = index % 3 == 0 ? .active : .disabled
                     return { @Sendable in try await store.setKeyStatus(id: key.id, to: status).status }
                 }
-                operations.insert({ @Sendable in try await stores[round % 2].setKeyStatus(id: key.id, to: .deleted).status },
-                                  at: 6)
+                operations.insert(
+                    { @Sendable in try await stores[round % 2].setKeyStatus(id: key.id, to: .deleted).status },
+                    at: 6)
                 let outcomes = await race(operations)
                 #expect(outcomes[6].value == .deleted)
                 #expect(outcomes.allSatisfy { $0.value != nil || $0.storeError == .tombstone }, "round \(round)")
@@ -194,8 +205,9 @@ extension StoreConformance {
             #expect(try await a.app(id: app.id)?.sessionTTLSeconds == 99)
 
             let provider = try await a.addProvider(apps: [app.id])
-            let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
-                                fingerprint: "sha256:seen", createdAt: t0)
+            let key = KeyRecord(
+                id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
+                fingerprint: "sha256:seen", createdAt: t0)
             try await a.createKey(key)
             #expect(try await b.key(id: key.id)?.status == .active)
             _ = try await a.setKeyStatus(id: key.id, to: .disabled)

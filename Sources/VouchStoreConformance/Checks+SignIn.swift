@@ -10,27 +10,33 @@ extension StoreConformance {
         try await withStore { store in
             let app = try await store.addApp()
             let nonceHash = randomBytes()
-            let profile = IdentityProfile(displayName: "Ada L.", firstName: "Ada", lastName: nil,
-                                          avatarURL: "https://example.com/ada.png")
-            let first = newSession(app: app.id, user: "ada", profile: profile,
-                                   nonce: .serverNonce(hash: nonceHash, expiresAt: t0 + 600))
+            let profile = IdentityProfile(
+                displayName: "Ada L.", firstName: "Ada", lastName: nil,
+                avatarURL: "https://example.com/ada.png")
+            let first = newSession(
+                app: app.id, user: "ada", profile: profile,
+                nonce: .serverNonce(hash: nonceHash, expiresAt: t0 + 600))
 
             let user = try await store.createSession(first)
             #expect(user == UserRecord(appID: app.id, userID: "ada", profile: profile, suspended: false))
             #expect(try await store.user(appID: app.id, userID: "ada") == user)
-            #expect(try await store.session(tokenHash: first.tokenHash)
-                    == SessionRecord(tokenHash: first.tokenHash, appID: app.id, userID: "ada",
-                                     createdAt: t0, expiresAt: t0 + 3600))
+            #expect(
+                try await store.session(tokenHash: first.tokenHash)
+                    == SessionRecord(
+                        tokenHash: first.tokenHash, appID: app.id, userID: "ada",
+                        createdAt: t0, expiresAt: t0 + 3600))
             #expect(try await store.serverNonceUsed(hash: nonceHash, expiresAt: t0 + 600))
             #expect(try await store.serverNonceUsed(hash: randomBytes(), expiresAt: t0 + 600) == false)
             #expect(try await store.activeSessionCount(appID: app.id, userID: "ada", now: t0) == 1)
 
             // The same nonce again, for the same user and for a new one: refused, nothing written.
-            let sameUser = newSession(app: app.id, user: "ada", profile: IdentityProfile(displayName: "Changed"),
-                                      nonce: .serverNonce(hash: nonceHash, expiresAt: t0 + 600))
+            let sameUser = newSession(
+                app: app.id, user: "ada", profile: IdentityProfile(displayName: "Changed"),
+                nonce: .serverNonce(hash: nonceHash, expiresAt: t0 + 600))
             await #expect(throws: StoreError.nonceAlreadyUsed) { try await store.createSession(sameUser) }
-            let newUser = newSession(app: app.id, user: "bob", profile: IdentityProfile(displayName: "Bob"),
-                                     nonce: .serverNonce(hash: nonceHash, expiresAt: t0 + 600))
+            let newUser = newSession(
+                app: app.id, user: "bob", profile: IdentityProfile(displayName: "Bob"),
+                nonce: .serverNonce(hash: nonceHash, expiresAt: t0 + 600))
             await #expect(throws: StoreError.nonceAlreadyUsed) { try await store.createSession(newUser) }
 
             #expect(try await store.session(tokenHash: sameUser.tokenHash) == nil)
@@ -47,8 +53,9 @@ extension StoreConformance {
             let b = try await store.addApp()
             let expiry = t0 + 300
             func signIn(_ app: UUID, at now: Int64, expiresAt: Int64 = expiry) -> NewSession {
-                newSession(app: app, user: "u", createdAt: now,
-                           nonce: .registrationNonce(appID: app, nonce: "n-1", expiresAt: expiresAt))
+                newSession(
+                    app: app, user: "u", createdAt: now,
+                    nonce: .registrationNonce(appID: app, nonce: "n-1", expiresAt: expiresAt))
             }
 
             _ = try await store.createSession(signIn(a.id, at: t0))
@@ -85,13 +92,15 @@ extension StoreConformance {
     func profileUpsert() async throws {
         try await withStore { store in
             let app = try await store.addApp()
-            let full = IdentityProfile(displayName: "Old Name", firstName: "Old", lastName: "Name",
-                                       avatarURL: "https://example.com/old.png")
+            let full = IdentityProfile(
+                displayName: "Old Name", firstName: "Old", lastName: "Name",
+                avatarURL: "https://example.com/old.png")
             #expect(try await store.createSession(newSession(app: app.id, user: "u", profile: full)).profile == full)
 
             let partial = IdentityProfile(displayName: "New Name", firstName: nil, lastName: "Newer", avatarURL: nil)
-            let merged = IdentityProfile(displayName: "New Name", firstName: "Old", lastName: "Newer",
-                                         avatarURL: "https://example.com/old.png")
+            let merged = IdentityProfile(
+                displayName: "New Name", firstName: "Old", lastName: "Newer",
+                avatarURL: "https://example.com/old.png")
             #expect(try await store.createSession(newSession(app: app.id, user: "u", profile: partial)).profile == merged)
 
             #expect(try await store.createSession(newSession(app: app.id, user: "u")).profile == merged)
@@ -102,7 +111,8 @@ extension StoreConformance {
             newAvatar.avatarURL = "https://example.com/new.png"
             let avatarOnly = IdentityProfile(displayName: "New Name", avatarURL: "https://example.com/new.png")
             #expect(try await store.createSession(newSession(app: app.id, user: "u", profile: avatarOnly)).profile == newAvatar)
-            #expect(try await store.user(appID: app.id, userID: "u")
+            #expect(
+                try await store.user(appID: app.id, userID: "u")
                     == UserRecord(appID: app.id, userID: "u", profile: newAvatar, suspended: false))
             #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0) == 5)
         }
@@ -116,8 +126,9 @@ extension StoreConformance {
 
             let viaServerNonce = newSession(app: app.id, user: "u", profile: IdentityProfile(displayName: "X"))
             await #expect(throws: StoreError.userSuspended) { try await store.createSession(viaServerNonce) }
-            let viaRegistration = newSession(app: app.id, user: "u", profile: IdentityProfile(firstName: "Y"),
-                                             nonce: .registrationNonce(appID: app.id, nonce: "r", expiresAt: t0 + 300))
+            let viaRegistration = newSession(
+                app: app.id, user: "u", profile: IdentityProfile(firstName: "Y"),
+                nonce: .registrationNonce(appID: app.id, nonce: "r", expiresAt: t0 + 300))
             await #expect(throws: StoreError.userSuspended) { try await store.createSession(viaRegistration) }
 
             // Nothing written: no session, nonce still unused, profile untouched.
@@ -143,8 +154,9 @@ extension StoreConformance {
 
             // A token hash in use: the nonce and the new user must not stay behind.
             let nonce = randomBytes()
-            let clash = newSession(app: app.id, user: "other", token: first.tokenHash, createdAt: t0 + 1,
-                                   nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600))
+            let clash = newSession(
+                app: app.id, user: "other", token: first.tokenHash, createdAt: t0 + 1,
+                nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600))
             await #expect(throws: StoreError.alreadyExists) { try await store.createSession(clash) }
             #expect(try await store.serverNonceUsed(hash: nonce, expiresAt: t0 + 600) == false)
             #expect(try await store.user(appID: app.id, userID: "other") == nil)

@@ -70,8 +70,9 @@ extension StoreConformance {
             let refused = newSession(app: app.id, user: "mallory", nonce: .serverNonce(hash: freshHash, expiresAt: t0 + 600))
             await #expect(throws: StoreError.userSuspended) { try await store.createSession(refused) }
             #expect(try await store.session(tokenHash: refused.tokenHash) == nil)
-            #expect(try await !store.serverNonceUsed(hash: freshHash, expiresAt: t0 + 600),
-                    "the refusal recorded no use of its nonce")
+            #expect(
+                try await !store.serverNonceUsed(hash: freshHash, expiresAt: t0 + 600),
+                "the refusal recorded no use of its nonce")
 
             _ = try await store.setSuspended(appID: app.id, userID: "mallory", suspended: false, now: t0 + 1)
             _ = try await store.createSession(refused)
@@ -104,8 +105,9 @@ extension StoreConformance {
         try await withStore { store in
             let app = try await store.addApp()
             let otherApp = try await store.addApp()
-            let profile = IdentityProfile(displayName: "U", firstName: "Ursula", lastName: "Le Guin",
-                                          avatarURL: "https://example.com/u.png")
+            let profile = IdentityProfile(
+                displayName: "U", firstName: "Ursula", lastName: "Le Guin",
+                avatarURL: "https://example.com/u.png")
             let session = newSession(app: app.id, user: "u", profile: profile)
             _ = try await store.createSession(session)
             // The same user id in another app, suspended and named otherwise: not this session's user.
@@ -137,9 +139,11 @@ extension StoreConformance {
             }
 
             try await store.revokeSession(tokenHash: single.tokenHash, now: t0 + 5)
-            #expect(try await store.session(tokenHash: single.tokenHash)
-                    == SessionRecord(tokenHash: single.tokenHash, appID: app.id, userID: "u", createdAt: t0,
-                                     expiresAt: t0 + 1000, endedAt: t0 + 5, endReason: .revoked))
+            #expect(
+                try await store.session(tokenHash: single.tokenHash)
+                    == SessionRecord(
+                        tokenHash: single.tokenHash, appID: app.id, userID: "u", createdAt: t0,
+                        expiresAt: t0 + 1000, endedAt: t0 + 5, endReason: .revoked))
             // live1, live2, and `expired`, which only expires at t0 + 10.
             #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0 + 5) == 3)
 

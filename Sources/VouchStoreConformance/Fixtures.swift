@@ -21,8 +21,9 @@ public func newSession(
     createdAt: Int64 = t0, expiresAt: Int64 = t0 + 3600,
     nonce: NonceClaim = .serverNonce(hash: randomBytes(), expiresAt: t0 + 600), keyID: UUID? = nil
 ) -> NewSession {
-    NewSession(tokenHash: token, appID: app, userID: user, profile: profile,
-               createdAt: createdAt, expiresAt: expiresAt, nonce: nonce, keyID: keyID)
+    NewSession(
+        tokenHash: token, appID: app, userID: user, profile: profile,
+        createdAt: createdAt, expiresAt: expiresAt, nonce: nonce, keyID: keyID)
 }
 
 extension Store {

@@ -35,7 +35,8 @@ public struct StoreConformance: Sendable {
         public func run(_ conformance: StoreConformance) async throws { try await body(conformance) }
     }
 
-    public static let checks: [Check] = catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
+    public static let checks: [Check] =
+        catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
         + auditChecks
 
     static let catalogueChecks: [Check] = [

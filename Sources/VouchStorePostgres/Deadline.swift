@@ -58,7 +58,10 @@ final class DeadlineWatch: Sendable {
     func stop() {
         let (parked, registered) = state.withLock { state in
             state.stopped = true
-            defer { state.parked = nil; state.registered = [:] }
+            defer {
+                state.parked = nil
+                state.registered = [:]
+            }
             return (state.parked, Array(state.registered.values))
         }
         parked?.resume()

@@ -27,7 +27,8 @@ public struct PostgresDatabaseURL: Sendable, CustomStringConvertible {
     /// Parses `text`; the error names what is wrong, never the password.
     public init(_ text: String) throws {
         guard let components = URLComponents(string: text),
-              let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme.lowercased()) else {
+            let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme.lowercased())
+        else {
             throw StoreURLError("the database URL must look like postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
         guard let host = components.host, !host.isEmpty else {

@@ -22,195 +22,201 @@ enum PostgresMigrations {
     /// writer: uniqueness as constraints (a key's fingerprint per provider, a nonce per app), and
     /// `seq` identity columns that give listings the insertion order SQLite's rowid gives.
     static let all: [PostgresMigration] = [
-        PostgresMigration(version: 1, statements: [
-            """
-            CREATE TABLE apps (
-                id uuid PRIMARY KEY,
-                name text NOT NULL,
-                session_ttl_seconds bigint NOT NULL,
-                created_at bigint NOT NULL,
-                seq bigint GENERATED ALWAYS AS IDENTITY
-            )
-            """,
-            """
-            CREATE TABLE providers (
-                id uuid PRIMARY KEY,
-                name text NOT NULL,
-                created_at bigint NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE provider_apps (
-                provider_id uuid NOT NULL REFERENCES providers (id),
-                app_id uuid NOT NULL REFERENCES apps (id),
-                PRIMARY KEY (provider_id, app_id)
-            )
-            """,
-            "CREATE INDEX provider_apps_by_app ON provider_apps (app_id)",
-            """
-            CREATE TABLE provider_keys (
-                id uuid PRIMARY KEY,
-                provider_id uuid NOT NULL REFERENCES providers (id),
-                status text NOT NULL CHECK (status IN ('active', 'disabled', 'deleted')),
-                public_key_pem text NOT NULL,
-                fingerprint text NOT NULL,
-                created_at bigint NOT NULL,
-                seq bigint GENERATED ALWAYS AS IDENTITY,
-                UNIQUE (provider_id, fingerprint)
-            )
-            """,
-            "CREATE INDEX provider_keys_by_provider ON provider_keys (provider_id, created_at, seq)",
-            """
-            CREATE TABLE registration_secrets (
-                application_key uuid PRIMARY KEY,
-                app_id uuid NOT NULL REFERENCES apps (id),
-                secret bytea NOT NULL,
-                created_at bigint NOT NULL,
-                revoked_at bigint,
-                seq bigint GENERATED ALWAYS AS IDENTITY
-            )
-            """,
-            "CREATE INDEX registration_secrets_by_app ON registration_secrets (app_id)",
-            """
-            CREATE TABLE registration_nonces (
-                app_id uuid NOT NULL REFERENCES apps (id),
-                nonce text NOT NULL,
-                expires_at bigint NOT NULL,
-                PRIMARY KEY (app_id, nonce)
-            )
-            """,
-            "CREATE INDEX registration_nonces_by_expiry ON registration_nonces (expires_at)",
-            """
-            CREATE TABLE used_server_nonces (
-                hash bytea PRIMARY KEY,
-                expires_at bigint NOT NULL
-            )
-            """,
-            "CREATE INDEX used_server_nonces_by_expiry ON used_server_nonces (expires_at)",
-            """
-            CREATE TABLE users (
-                app_id uuid NOT NULL REFERENCES apps (id),
-                user_id text NOT NULL,
-                display_name text,
-                first_name text,
-                last_name text,
-                avatar_url text,
-                suspended boolean NOT NULL DEFAULT false,
-                created_at bigint NOT NULL,
-                updated_at bigint NOT NULL,
-                PRIMARY KEY (app_id, user_id)
-            )
-            """,
-            """
-            CREATE TABLE sessions (
-                token_hash bytea PRIMARY KEY,
-                app_id uuid NOT NULL,
-                user_id text NOT NULL,
-                created_at bigint NOT NULL,
-                expires_at bigint NOT NULL,
-                ended_at bigint,
-                end_reason text CHECK (end_reason IN ('revoked', 'user_suspended')),
-                CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
-                FOREIGN KEY (app_id, user_id) REFERENCES users (app_id, user_id)
-            )
-            """,
-            "CREATE INDEX sessions_by_user ON sessions (app_id, user_id)",
-            "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
-            """
-            CREATE TABLE server_secrets (
-                name text PRIMARY KEY,
-                value bytea NOT NULL,
-                created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
-            )
-            """,
-        ]),
+        PostgresMigration(
+            version: 1,
+            statements: [
+                """
+                CREATE TABLE apps (
+                    id uuid PRIMARY KEY,
+                    name text NOT NULL,
+                    session_ttl_seconds bigint NOT NULL,
+                    created_at bigint NOT NULL,
+                    seq bigint GENERATED ALWAYS AS IDENTITY
+                )
+                """,
+                """
+                CREATE TABLE providers (
+                    id uuid PRIMARY KEY,
+                    name text NOT NULL,
+                    created_at bigint NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE provider_apps (
+                    provider_id uuid NOT NULL REFERENCES providers (id),
+                    app_id uuid NOT NULL REFERENCES apps (id),
+                    PRIMARY KEY (provider_id, app_id)
+                )
+                """,
+                "CREATE INDEX provider_apps_by_app ON provider_apps (app_id)",
+                """
+                CREATE TABLE provider_keys (
+                    id uuid PRIMARY KEY,
+                    provider_id uuid NOT NULL REFERENCES providers (id),
+                    status text NOT NULL CHECK (status IN ('active', 'disabled', 'deleted')),
+                    public_key_pem text NOT NULL,
+                    fingerprint text NOT NULL,
+                    created_at bigint NOT NULL,
+                    seq bigint GENERATED ALWAYS AS IDENTITY,
+                    UNIQUE (provider_id, fingerprint)
+                )
+                """,
+                "CREATE INDEX provider_keys_by_provider ON provider_keys (provider_id, created_at, seq)",
+                """
+                CREATE TABLE registration_secrets (
+                    application_key uuid PRIMARY KEY,
+                    app_id uuid NOT NULL REFERENCES apps (id),
+                    secret bytea NOT NULL,
+                    created_at bigint NOT NULL,
+                    revoked_at bigint,
+                    seq bigint GENERATED ALWAYS AS IDENTITY
+                )
+                """,
+                "CREATE INDEX registration_secrets_by_app ON registration_secrets (app_id)",
+                """
+                CREATE TABLE registration_nonces (
+                    app_id uuid NOT NULL REFERENCES apps (id),
+                    nonce text NOT NULL,
+                    expires_at bigint NOT NULL,
+                    PRIMARY KEY (app_id, nonce)
+                )
+                """,
+                "CREATE INDEX registration_nonces_by_expiry ON registration_nonces (expires_at)",
+                """
+                CREATE TABLE used_server_nonces (
+                    hash bytea PRIMARY KEY,
+                    expires_at bigint NOT NULL
+                )
+                """,
+                "CREATE INDEX used_server_nonces_by_expiry ON used_server_nonces (expires_at)",
+                """
+                CREATE TABLE users (
+                    app_id uuid NOT NULL REFERENCES apps (id),
+                    user_id text NOT NULL,
+                    display_name text,
+                    first_name text,
+                    last_name text,
+                    avatar_url text,
+                    suspended boolean NOT NULL DEFAULT false,
+                    created_at bigint NOT NULL,
+                    updated_at bigint NOT NULL,
+                    PRIMARY KEY (app_id, user_id)
+                )
+                """,
+                """
+                CREATE TABLE sessions (
+                    token_hash bytea PRIMARY KEY,
+                    app_id uuid NOT NULL,
+                    user_id text NOT NULL,
+                    created_at bigint NOT NULL,
+                    expires_at bigint NOT NULL,
+                    ended_at bigint,
+                    end_reason text CHECK (end_reason IN ('revoked', 'user_suspended')),
+                    CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+                    FOREIGN KEY (app_id, user_id) REFERENCES users (app_id, user_id)
+                )
+                """,
+                "CREATE INDEX sessions_by_user ON sessions (app_id, user_id)",
+                "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+                """
+                CREATE TABLE server_secrets (
+                    name text PRIMARY KEY,
+                    value bytea NOT NULL,
+                    created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
+                )
+                """,
+            ]),
         // The audit log, and when each key last verified a token.
-        PostgresMigration(version: 2, statements: [
-            "ALTER TABLE provider_keys ADD COLUMN last_verified_at bigint",
-            """
-            CREATE TABLE audit_log (
-                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                at bigint NOT NULL,
-                kind text NOT NULL CHECK (kind IN ('admin', 'sign_in_rejected')),
-                actor text,
-                action text NOT NULL,
-                outcome text NOT NULL,
-                app_id uuid,
-                object_type text,
-                object_id text,
-                count bigint NOT NULL CHECK (count > 0)
-            )
-            """,
-            "CREATE INDEX audit_log_by_at ON audit_log (at)",
-            "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
-            "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
-        ]),
+        PostgresMigration(
+            version: 2,
+            statements: [
+                "ALTER TABLE provider_keys ADD COLUMN last_verified_at bigint",
+                """
+                CREATE TABLE audit_log (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    at bigint NOT NULL,
+                    kind text NOT NULL CHECK (kind IN ('admin', 'sign_in_rejected')),
+                    actor text,
+                    action text NOT NULL,
+                    outcome text NOT NULL,
+                    app_id uuid,
+                    object_type text,
+                    object_id text,
+                    count bigint NOT NULL CHECK (count > 0)
+                )
+                """,
+                "CREATE INDEX audit_log_by_at ON audit_log (at)",
+                "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
+                "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
+            ]),
         // A sign-in's write in one round trip: its statements as one function, which PostgreSQL
         // plans once per connection, rather than five or six round trips inside BEGIN … COMMIT,
         // each parsed and planned again. Called as a single statement it is its own transaction:
         // an exception undoes everything it wrote.
-        PostgresMigration(version: 3, statements: [
-            """
-            CREATE FUNCTION vouch_create_session(
-                p_server_nonce_hash bytea, p_server_nonce_expires_at bigint,
-                p_registration_app_id uuid, p_registration_nonce text, p_registration_nonce_expires_at bigint,
-                p_app_id uuid, p_user_id text,
-                p_display_name text, p_first_name text, p_last_name text, p_avatar_url text,
-                p_token_hash bytea, p_created_at bigint, p_expires_at bigint,
-                p_key_id uuid, p_key_mark_resolution bigint
-            ) RETURNS users
-            LANGUAGE plpgsql
-            AS $$
-            DECLARE
-                account users;
-            BEGIN
-                -- 1. The nonce's use, claimed on its key: of two sign-ins with one nonce the second
-                --    waits for the first's row, then finds it and writes nothing.
-                IF p_server_nonce_hash IS NOT NULL THEN
-                    INSERT INTO used_server_nonces (hash, expires_at)
-                    VALUES (p_server_nonce_hash, p_server_nonce_expires_at)
-                    ON CONFLICT (hash) DO NOTHING;
-                ELSE
-                    -- A registration nonce whose last use has expired is free again.
-                    INSERT INTO registration_nonces AS r (app_id, nonce, expires_at)
-                    VALUES (p_registration_app_id, p_registration_nonce, p_registration_nonce_expires_at)
-                    ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
-                        WHERE r.expires_at < p_created_at;
-                END IF;
-                IF NOT FOUND THEN
-                    RAISE EXCEPTION 'the nonce was used already' USING ERRCODE = 'VU001';
-                END IF;
-                -- 2. The user, upserted: this takes the row lock `setSuspended` takes too, and
-                --    returns the latest committed `suspended`.
-                INSERT INTO users AS u (app_id, user_id, display_name, first_name, last_name, avatar_url,
-                                        suspended, created_at, updated_at)
-                VALUES (p_app_id, p_user_id, p_display_name, p_first_name, p_last_name, p_avatar_url,
-                        false, p_created_at, p_created_at)
-                ON CONFLICT (app_id, user_id) DO UPDATE SET
-                    display_name = COALESCE(EXCLUDED.display_name, u.display_name),
-                    first_name = COALESCE(EXCLUDED.first_name, u.first_name),
-                    last_name = COALESCE(EXCLUDED.last_name, u.last_name),
-                    avatar_url = COALESCE(EXCLUDED.avatar_url, u.avatar_url),
-                    updated_at = EXCLUDED.updated_at
-                RETURNING * INTO account;
-                IF account.suspended THEN
-                    RAISE EXCEPTION 'the user is suspended' USING ERRCODE = 'VU002';
-                END IF;
-                -- 3. The session.
-                INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at)
-                VALUES (p_token_hash, p_app_id, p_user_id, p_created_at, p_expires_at);
-                -- 4. The key's mark, last so that its row lock is held only until the commit; a key
-                --    that verified within the resolution is not matched and takes no lock.
-                IF p_key_id IS NOT NULL THEN
-                    UPDATE provider_keys SET last_verified_at = p_created_at
-                    WHERE id = p_key_id
-                      AND (last_verified_at IS NULL OR last_verified_at <= p_created_at - p_key_mark_resolution);
-                END IF;
-                RETURN account;
-            END
-            $$
-            """,
-        ]),
+        PostgresMigration(
+            version: 3,
+            statements: [
+                """
+                CREATE FUNCTION vouch_create_session(
+                    p_server_nonce_hash bytea, p_server_nonce_expires_at bigint,
+                    p_registration_app_id uuid, p_registration_nonce text, p_registration_nonce_expires_at bigint,
+                    p_app_id uuid, p_user_id text,
+                    p_display_name text, p_first_name text, p_last_name text, p_avatar_url text,
+                    p_token_hash bytea, p_created_at bigint, p_expires_at bigint,
+                    p_key_id uuid, p_key_mark_resolution bigint
+                ) RETURNS users
+                LANGUAGE plpgsql
+                AS $$
+                DECLARE
+                    account users;
+                BEGIN
+                    -- 1. The nonce's use, claimed on its key: of two sign-ins with one nonce the second
+                    --    waits for the first's row, then finds it and writes nothing.
+                    IF p_server_nonce_hash IS NOT NULL THEN
+                        INSERT INTO used_server_nonces (hash, expires_at)
+                        VALUES (p_server_nonce_hash, p_server_nonce_expires_at)
+                        ON CONFLICT (hash) DO NOTHING;
+                    ELSE
+                        -- A registration nonce whose last use has expired is free again.
+                        INSERT INTO registration_nonces AS r (app_id, nonce, expires_at)
+                        VALUES (p_registration_app_id, p_registration_nonce, p_registration_nonce_expires_at)
+                        ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
+                            WHERE r.expires_at < p_created_at;
+                    END IF;
+                    IF NOT FOUND THEN
+                        RAISE EXCEPTION 'the nonce was used already' USING ERRCODE = 'VU001';
+                    END IF;
+                    -- 2. The user, upserted: this takes the row lock `setSuspended` takes too, and
+                    --    returns the latest committed `suspended`.
+                    INSERT INTO users AS u (app_id, user_id, display_name, first_name, last_name, avatar_url,
+                                            suspended, created_at, updated_at)
+                    VALUES (p_app_id, p_user_id, p_display_name, p_first_name, p_last_name, p_avatar_url,
+                            false, p_created_at, p_created_at)
+                    ON CONFLICT (app_id, user_id) DO UPDATE SET
+                        display_name = COALESCE(EXCLUDED.display_name, u.display_name),
+                        first_name = COALESCE(EXCLUDED.first_name, u.first_name),
+                        last_name = COALESCE(EXCLUDED.last_name, u.last_name),
+                        avatar_url = COALESCE(EXCLUDED.avatar_url, u.avatar_url),
+                        updated_at = EXCLUDED.updated_at
+                    RETURNING * INTO account;
+                    IF account.suspended THEN
+                        RAISE EXCEPTION 'the user is suspended' USING ERRCODE = 'VU002';
+                    END IF;
+                    -- 3. The session.
+                    INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at)
+                    VALUES (p_token_hash, p_app_id, p_user_id, p_created_at, p_expires_at);
+                    -- 4. The key's mark, last so that its row lock is held only until the commit; a key
+                    --    that verified within the resolution is not matched and takes no lock.
+                    IF p_key_id IS NOT NULL THEN
+                        UPDATE provider_keys SET last_verified_at = p_created_at
+                        WHERE id = p_key_id
+                          AND (last_verified_at IS NULL OR last_verified_at <= p_created_at - p_key_mark_resolution);
+                    END IF;
+                    RETURN account;
+                END
+                $$
+                """
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a
@@ -226,7 +232,8 @@ enum PostgresMigrations {
     ) async throws -> (from: Int, to: Int) {
         let versions = migrations.map(\.version)
         guard let latest = versions.last, versions.first.map({ $0 > 0 }) == true,
-              zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 })
+        else {
             throw StoreError.unavailable("migration versions must be positive and strictly increasing")
         }
         let seconds = max(1, lockTimeout.components.seconds)
@@ -235,7 +242,8 @@ enum PostgresMigrations {
             try await db.execute("SET LOCAL lock_timeout = '\(unescaped: String(seconds))s'")
             try await db.execute("SET LOCAL statement_timeout = '\(unescaped: String(seconds))s'")
             try await db.execute("SELECT pg_advisory_xact_lock(\(advisoryLockClass), hashtext(current_database()))")
-            try await db.execute("""
+            try await db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version integer PRIMARY KEY,
                     applied_at bigint NOT NULL

@@ -5,7 +5,8 @@ import VouchStore
 extension PostgresStore {
     public func createApp(_ app: AppRecord) async throws {
         try await single("createApp") { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO apps (id, name, session_ttl_seconds, created_at)
                 VALUES (\(app.id), \(app.name), \(app.sessionTTLSeconds), \(app.createdAt))
                 """)
@@ -29,11 +30,13 @@ extension PostgresStore {
     /// keeps the value a concurrent update just committed, and neither update is lost.
     public func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
         let updated = try await single("updateApp") { db in
-            try await db.rows("""
+            try await db.rows(
+                """
                 UPDATE apps SET name = COALESCE(\(name)::text, name),
                     session_ttl_seconds = COALESCE(\(sessionTTLSeconds)::bigint, session_ttl_seconds)
                 WHERE id = \(id) RETURNING *
-                """).first.map(AppRecord.init(postgres:))
+                """
+            ).first.map(AppRecord.init(postgres:))
         }
         guard let updated else { throw StoreError.notFound }
         return updated

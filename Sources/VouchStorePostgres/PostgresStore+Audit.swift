@@ -9,7 +9,8 @@ extension PostgresStore {
         guard !entries.isEmpty else { return }
         try await transaction("appendAudit") { db in
             for entry in entries {
-                try await db.execute("""
+                try await db.execute(
+                    """
                     INSERT INTO audit_log (at, kind, actor, action, outcome, app_id, object_type, object_id, count)
                     VALUES (\(entry.at), \(entry.kind.rawValue), \(entry.actor), \(entry.action), \(entry.outcome),
                             \(entry.appID), \(entry.objectType), \(entry.objectID), \(entry.count))
@@ -23,7 +24,8 @@ extension PostgresStore {
     public func auditEntries(_ query: AuditQuery) async throws -> [AuditEntry] {
         let kind = query.kind?.rawValue, limit = Int64(query.limit)
         return try await single("auditEntries") { db in
-            try await db.rows("""
+            try await db.rows(
+                """
                 SELECT * FROM audit_log
                 WHERE (\(kind)::text IS NULL OR kind = \(kind)) AND (\(query.action)::text IS NULL OR action = \(query.action))
                   AND (\(query.appID)::uuid IS NULL OR app_id = \(query.appID))
@@ -32,7 +34,8 @@ extension PostgresStore {
                   AND (\(query.until)::bigint IS NULL OR at < \(query.until))
                   AND (\(query.beforeID)::bigint IS NULL OR id < \(query.beforeID))
                 ORDER BY id DESC LIMIT \(limit)
-                """).map(AuditEntry.init(postgres:))
+                """
+            ).map(AuditEntry.init(postgres:))
         }
     }
 

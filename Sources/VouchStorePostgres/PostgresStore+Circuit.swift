@@ -13,8 +13,9 @@ extension PostgresStore {
     /// Opens the circuit for a connection-level failure of an operation admitted in `spell`.
     func tripCircuit(in spell: Circuit.Spell, operation: String, reason: String) {
         guard circuit.trip(in: spell, reason: "\(operation): \(reason)") else { return }
-        logger.warning("PostgreSQL unreachable: every operation fails at once until the database answers again",
-                       metadata: ["operation": "\(operation)", "error": "\(reason)"])
+        logger.warning(
+            "PostgreSQL unreachable: every operation fails at once until the database answers again",
+            metadata: ["operation": "\(operation)", "error": "\(reason)"])
     }
 
     /// One probe: a fresh connection, `SELECT 1`, closed again, all within `deadline`.
@@ -45,8 +46,10 @@ extension PostgresStore {
     func closeCircuit(renewingPool: Bool) {
         if renewingPool { pool.renew() }
         guard let outage = circuit.close() else { return }
-        logger.info("PostgreSQL reachable again: operations run again", metadata: [
-            "unreachable_for": "\(outage)", "fresh_pool": "\(renewingPool)",
-        ])
+        logger.info(
+            "PostgreSQL reachable again: operations run again",
+            metadata: [
+                "unreachable_for": "\(outage)", "fresh_pool": "\(renewingPool)",
+            ])
     }
 }

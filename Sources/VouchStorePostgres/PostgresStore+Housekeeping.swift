@@ -17,7 +17,8 @@ extension PostgresStore {
     /// value that won, on every instance.
     public func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {
         try await transaction("secret") { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO server_secrets (name, value) VALUES (\(name), \(candidate.bytea)) ON CONFLICT (name) DO NOTHING
                 """)
             guard let row = try await db.rows("SELECT value FROM server_secrets WHERE name = \(name)").first else {
@@ -37,15 +38,20 @@ extension PostgresStore {
             let registrationNonces = try await db.count(
                 "DELETE FROM registration_nonces WHERE expires_at < \(now) RETURNING 1")
             let (cutoff, overflow) = now.subtractingReportingOverflow(sessionGraceSeconds)
-            let sessions = overflow ? 0 : try await db.count(
-                "DELETE FROM sessions WHERE expires_at < \(cutoff) RETURNING 1")
+            let sessions =
+                overflow
+                ? 0
+                : try await db.count(
+                    "DELETE FROM sessions WHERE expires_at < \(cutoff) RETURNING 1")
             return (nonces, registrationNonces, sessions)
         }
         let total = nonces + registrationNonces + sessions
-        logger.log(level: total == 0 ? .debug : .info, "purged expired rows", metadata: [
-            "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
-            "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
-        ])
+        logger.log(
+            level: total == 0 ? .debug : .info, "purged expired rows",
+            metadata: [
+                "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
+                "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
+            ])
         return total
     }
 }

@@ -8,7 +8,8 @@ extension PostgresStore {
     /// status, is `.alreadyExists`, even for two uploads racing on two instances.
     public func createKey(_ key: KeyRecord) async throws {
         try await single("createKey") { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO provider_keys (id, provider_id, status, public_key_pem, fingerprint, created_at)
                 VALUES (\(key.id), \(key.providerID), \(key.status.rawValue), \(key.publicKeyPEM),
                         \(key.fingerprint), \(key.createdAt))
@@ -35,10 +36,12 @@ extension PostgresStore {
     /// deleted; a deleted key stays deleted, so reading which one afterwards is safe.
     public func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord {
         try await single("setKeyStatus") { db in
-            let updated = try await db.rows("""
+            let updated = try await db.rows(
+                """
                 UPDATE provider_keys SET status = \(status.rawValue)
                 WHERE id = \(id) AND (status <> 'deleted' OR \(status.rawValue) = 'deleted') RETURNING *
-                """).first.map(KeyRecord.init(postgres:))
+                """
+            ).first.map(KeyRecord.init(postgres:))
             if let updated { return updated }
             let exists = try await db.rows("SELECT 1 FROM provider_keys WHERE id = \(id)")
             throw exists.isEmpty ? StoreError.notFound : StoreError.tombstone

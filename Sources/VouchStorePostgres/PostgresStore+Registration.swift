@@ -5,7 +5,8 @@ import VouchStore
 extension PostgresStore {
     public func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws {
         try await single("createRegistrationSecret") { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 INSERT INTO registration_secrets (application_key, app_id, secret, created_at)
                 VALUES (\(secret.applicationKey), \(secret.appID), \(secret.secret.bytea), \(secret.createdAt))
                 """)
@@ -30,7 +31,8 @@ extension PostgresStore {
     /// two revocations race (the second re-reads the first's value).
     public func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
         try await single("revokeRegistrationSecret") { db in
-            let rows = try await db.rows("""
+            let rows = try await db.rows(
+                """
                 UPDATE registration_secrets SET revoked_at = LEAST(COALESCE(revoked_at, \(at)), \(at))
                 WHERE application_key = \(applicationKey) AND app_id = \(appID) RETURNING *
                 """)
@@ -41,9 +43,11 @@ extension PostgresStore {
 
     public func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await single("registrationNonceSeen") { db in
-            !(try await db.rows("""
+            !(try await db.rows(
+                """
                 SELECT 1 FROM registration_nonces WHERE app_id = \(appID) AND nonce = \(nonce) AND expires_at >= \(now)
-                """).isEmpty)
+                """
+            ).isEmpty)
         }
     }
 

@@ -49,7 +49,8 @@ extension PostgresStore {
 
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
         try await single("revokeSession") { db in
-            try await db.execute("""
+            try await db.execute(
+                """
                 UPDATE sessions SET ended_at = \(now), end_reason = \(SessionEndReason.revoked.rawValue)
                 WHERE token_hash = \(tokenHash.bytea) AND ended_at IS NULL AND expires_at > \(now)
                 """)

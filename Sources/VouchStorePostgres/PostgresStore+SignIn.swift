@@ -13,12 +13,14 @@ extension PostgresStore {
             let app = PrefixedRecordRow(record, prefix: "app", presentIf: "id")
             let key = PrefixedRecordRow(record, prefix: "key", presentIf: "id")
             let secret = PrefixedRecordRow(record, prefix: "secret", presentIf: "application_key")
-            return (known: try record.bool("provider_known"), bound: try record.bool("provider_bound"),
-                    nonceUsed: try record.bool("nonce_used"), nonceSeen: try record.bool("nonce_seen"),
-                    suspended: try record.bool("suspended"),
-                    app: try app.isPresent() ? AppRecord(row: app) : nil,
-                    key: try key.isPresent() ? KeyRecord(row: key) : nil,
-                    secret: try secret.isPresent() ? RegistrationSecretRecord(row: secret) : nil)
+            return (
+                known: try record.bool("provider_known"), bound: try record.bool("provider_bound"),
+                nonceUsed: try record.bool("nonce_used"), nonceSeen: try record.bool("nonce_seen"),
+                suspended: try record.bool("suspended"),
+                app: try app.isPresent() ? AppRecord(row: app) : nil,
+                key: try key.isPresent() ? KeyRecord(row: key) : nil,
+                secret: try secret.isPresent() ? RegistrationSecretRecord(row: secret) : nil
+            )
         }
         var facts = SignInFacts()
         if query.providerID != nil { facts.providerBinding = row.bound ? .bound : (row.known ? .notBound : .unknownProvider) }

@@ -15,7 +15,8 @@ extension PostgresStore {
     /// statement sees what committed before it started) it sees every session they committed.
     public func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
         let (user, ended) = try await transaction("setSuspended") { db in
-            let rows = try await db.rows("""
+            let rows = try await db.rows(
+                """
                 INSERT INTO users (app_id, user_id, suspended, created_at, updated_at)
                 VALUES (\(appID), \(userID), \(suspended), \(now), \(now))
                 ON CONFLICT (app_id, user_id) DO UPDATE SET suspended = EXCLUDED.suspended, updated_at = EXCLUDED.updated_at
@@ -23,20 +24,24 @@ extension PostgresStore {
                 """)
             guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
             let user = try UserRecord(postgres: row)
-            let ended = suspended
+            let ended =
+                suspended
                 ? try await Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .userSuspended, db)
                 : 0
             return (user, ended)
         }
-        logger.info("set user suspension", metadata: [
-            "app_id": "\(appID.uuidString.lowercased())", "suspended": "\(suspended)", "sessions_ended": "\(ended)",
-        ])
+        logger.info(
+            "set user suspension",
+            metadata: [
+                "app_id": "\(appID.uuidString.lowercased())", "suspended": "\(suspended)", "sessions_ended": "\(ended)",
+            ])
         return user
     }
 
     public func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
         try await single("activeSessionCount") { db in
-            let rows = try await db.rows("""
+            let rows = try await db.rows(
+                """
                 SELECT COUNT(*)::bigint AS n FROM sessions
                 WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at IS NULL AND expires_at > \(now)
                 """)
@@ -61,7 +66,8 @@ extension PostgresStore {
     static func endLiveSessions(
         appID: UUID, userID: String, now: Int64, reason: SessionEndReason, _ db: PostgresRunner
     ) async throws -> Int {
-        try await db.count("""
+        try await db.count(
+            """
             UPDATE sessions SET ended_at = \(now), end_reason = \(reason.rawValue)
             WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at IS NULL AND expires_at > \(now)
             RETURNING 1

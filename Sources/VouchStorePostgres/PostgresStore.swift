@@ -65,11 +65,13 @@ public final class PostgresStore: Store {
                     on: PostgresRunner(connection: connection, logger: logger),
                     now: Int64(Date().timeIntervalSince1970), lockTimeout: migrationTimeout)
             }
-            logger.info("opened PostgreSQL store", metadata: [
-                "database": "\(url.redacted)", "pool_size": "\(options.poolSize)",
-                "timeout": "\(options.timeout)", "schema_version_found": "\(from)", "schema_version": "\(to)",
-                "duration": "\(ContinuousClock.now - started)",
-            ])
+            logger.info(
+                "opened PostgreSQL store",
+                metadata: [
+                    "database": "\(url.redacted)", "pool_size": "\(options.poolSize)",
+                    "timeout": "\(options.timeout)", "schema_version_found": "\(from)", "schema_version": "\(to)",
+                    "duration": "\(ContinuousClock.now - started)",
+                ])
             return store
         } catch {
             try? await store.close()

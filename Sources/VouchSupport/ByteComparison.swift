@@ -22,9 +22,12 @@ extension StringProtocol {
     /// Whether the UTF-8 bytes start with `prefix`'s bytes.
     @inlinable
     public func bytesHavePrefix(_ prefix: some StringProtocol) -> Bool {
-        if let answer = withContiguousBytes(prefix, { mine, theirs in
-            mine.count >= theirs.count && sameBytes(mine, theirs, count: theirs.count)
-        }) {
+        if let answer = withContiguousBytes(
+            prefix,
+            { mine, theirs in
+                mine.count >= theirs.count && sameBytes(mine, theirs, count: theirs.count)
+            })
+        {
             return answer
         }
         return utf8.starts(with: prefix.utf8)
@@ -35,14 +38,17 @@ extension StringProtocol {
     /// prefix does).
     @inlinable
     public func bytesDroppingPrefix(_ prefix: some StringProtocol) -> String? {
-        if let answer = withContiguousBytes(prefix, { mine, theirs -> String?? in
-            guard mine.count >= theirs.count, sameBytes(mine, theirs, count: theirs.count) else {
-                return .some(nil)
-            }
-            // Valid UTF-8 less a prefix that is itself whole characters is valid UTF-8: decoding
-            // cannot repair anything here, and skips the generic validation.
-            return .some(String(decoding: UnsafeBufferPointer(rebasing: mine[theirs.count...]), as: UTF8.self))
-        }) {
+        if let answer = withContiguousBytes(
+            prefix,
+            { mine, theirs -> String?? in
+                guard mine.count >= theirs.count, sameBytes(mine, theirs, count: theirs.count) else {
+                    return .some(nil)
+                }
+                // Valid UTF-8 less a prefix that is itself whole characters is valid UTF-8: decoding
+                // cannot repair anything here, and skips the generic validation.
+                return .some(String(decoding: UnsafeBufferPointer(rebasing: mine[theirs.count...]), as: UTF8.self))
+            })
+        {
             return answer ?? nil
         }
         guard utf8.starts(with: prefix.utf8) else { return nil }

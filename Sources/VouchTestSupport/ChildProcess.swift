@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 import Synchronization
@@ -43,9 +43,11 @@ public final class ChildProcess: Sendable {
     ///   - directory: the working directory; `nil` keeps this process's.
     ///   - standardInput: a file to read, or `nil` for `/dev/null`.
     ///   - standardOutput, standardError: files to write (created or truncated), or `nil` for `/dev/null`.
-    public init(executable: String, arguments: [String], environment: [String: String]? = nil,
-                directory: String? = nil, standardInput: String? = nil,
-                standardOutput: String? = nil, standardError: String? = nil) throws {
+    public init(
+        executable: String, arguments: [String], environment: [String: String]? = nil,
+        directory: String? = nil, standardInput: String? = nil,
+        standardOutput: String? = nil, standardError: String? = nil
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         guard posix_spawn_file_actions_init(&actions) == 0 else { throw SpawnError(description: "posix_spawn_file_actions_init failed") }
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -146,9 +148,11 @@ public final class ChildProcess: Sendable {
 
     /// Runs a command to its end with its output in files, and returns how it ended with what it
     /// wrote. For short tools (`python3 -c …`, scripts); `timeout` bounds the wait.
-    public static func run(executable: String, arguments: [String], environment: [String: String]? = nil,
-                           directory: String? = nil, standardInput: String? = nil,
-                           timeout: Duration = .seconds(120)) async throws -> (termination: Termination, stdout: String, stderr: String) {
+    public static func run(
+        executable: String, arguments: [String], environment: [String: String]? = nil,
+        directory: String? = nil, standardInput: String? = nil,
+        timeout: Duration = .seconds(120)
+    ) async throws -> (termination: Termination, stdout: String, stderr: String) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -160,9 +164,10 @@ public final class ChildProcess: Sendable {
         }
         let outPath = scratch.appendingPathComponent("stdout").path
         let errPath = scratch.appendingPathComponent("stderr").path
-        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment,
-                                     directory: directory, standardInput: inputPath,
-                                     standardOutput: outPath, standardError: errPath)
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, environment: environment,
+            directory: directory, standardInput: inputPath,
+            standardOutput: outPath, standardError: errPath)
         let deadline = ContinuousClock.now + timeout
         var ended = child.termination
         while ended == nil {

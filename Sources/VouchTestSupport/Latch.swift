@@ -43,11 +43,17 @@ public final class Latch: Sendable {
     /// Waits for `open`, throwing `NotOpened` after `seconds` (a generous deadline, not a sleep).
     public func wait(seconds: Double = 120) async throws {
         let opened = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.waitIgnoringCancellation(); return true }
-            group.addTask { try await Task.sleep(for: .seconds(seconds)); return false }
+            group.addTask {
+                await self.waitIgnoringCancellation()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return false
+            }
             let first = try await group.next() ?? false
             group.cancelAll()
-            if !first { self.open() }   // releases the waiting child so the group can end
+            if !first { self.open() }  // releases the waiting child so the group can end
             return first
         }
         guard opened else { throw NotOpened(seconds: seconds) }

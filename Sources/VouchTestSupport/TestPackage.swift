@@ -5,9 +5,9 @@ import Foundation
 public enum TestPackage {
     /// Sources/VouchTestSupport/TestPackage.swift → the package root is three folders up.
     public static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()   // Sources/VouchTestSupport
-        .deletingLastPathComponent()   // Sources
-        .deletingLastPathComponent()   // package root
+        .deletingLastPathComponent()  // Sources/VouchTestSupport
+        .deletingLastPathComponent()  // Sources
+        .deletingLastPathComponent()  // package root
 
     /// The binary the tests run: `swift build` (or `swift build --build-tests`) puts it here.
     public static let vouchBinary: URL = root.appendingPathComponent(".build/debug/vouch")

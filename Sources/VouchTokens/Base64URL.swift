@@ -68,8 +68,10 @@ public enum Base64URL {
     /// Decodes canonical base64url into temporary storage (on the stack when it is small enough)
     /// for `body`, or returns `nil` for any other spelling: for the token parts that are parsed
     /// and then dropped, so that they cost no allocation.
-    public static func withDecodedCanonical<Answer>(_ input: UnsafeBufferPointer<UInt8>,
-                                             _ body: (UnsafeBufferPointer<UInt8>) -> Answer) -> Answer? {
+    public static func withDecodedCanonical<Answer>(
+        _ input: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Answer
+    ) -> Answer? {
         guard let outputCount = decodedCount(input.count) else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: outputCount) { buffer -> Answer? in
             guard decode(input, into: buffer) else { return nil }

@@ -13,7 +13,8 @@ public struct CivilDate: Sendable, Equatable, Comparable, CustomStringConvertibl
 
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...Self.daysIn(month: month, year: year)).contains(day) else { return nil }
+            (1...Self.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -45,8 +46,10 @@ public struct CivilDate: Sendable, Equatable, Comparable, CustomStringConvertibl
 
     /// Parses exactly eight ASCII digits `YYYYMMDD` naming a real date.
     public init?(compact text: some StringProtocol) {
-        guard let date = text.utf8.withContiguousStorageIfAvailable(Self.init(compactUTF8:))
-                ?? Array(text.utf8).withUnsafeBufferPointer(Self.init(compactUTF8:)) else { return nil }
+        guard
+            let date = text.utf8.withContiguousStorageIfAvailable(Self.init(compactUTF8:))
+                ?? Array(text.utf8).withUnsafeBufferPointer(Self.init(compactUTF8:))
+        else { return nil }
         self = date
     }
 

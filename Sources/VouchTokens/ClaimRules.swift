@@ -43,10 +43,11 @@ struct ClaimRules {
             let rule = rules[index]
             let value = claims.members[Int(located[index])].value
             if case .null = value, !rule.required { continue }
-            let rightType = switch rule.kind {
-            case .string: if case .string = value { true } else { false }
-            case .integer: if case .number(let number) = value { number.isIntegerLiteral } else { false }
-            }
+            let rightType =
+                switch rule.kind {
+                case .string: if case .string = value { true } else { false }
+                case .integer: if case .number(let number) = value { number.isIntegerLiteral } else { false }
+                }
             if rightType {
                 usable |= 1 << UInt64(index)
             } else {
@@ -72,8 +73,10 @@ struct ClaimRules {
 
     /// Adds #15 when a string claim is empty, longer than `maximumBytes` or has control characters.
     @discardableResult
-    func checkText(_ name: String, usable: UsableClaims, maximumBytes: Int, allowEmpty: Bool = false,
-                   _ findings: inout Findings) throws(Findings.Stop) -> String? {
+    func checkText(
+        _ name: String, usable: UsableClaims, maximumBytes: Int, allowEmpty: Bool = false,
+        _ findings: inout Findings
+    ) throws(Findings.Stop) -> String? {
         guard case .string(let text) = usable[name] else { return nil }
         if text.isEmpty && !allowEmpty {
             try findings.add(.claimWrongValue, claim: name, hint: "must not be empty")

@@ -16,11 +16,13 @@ public struct CompactJWS: Sendable {
 
     /// Parses a token, or throws the structural rejection it breaks first.
     public init(parsing token: some StringProtocol) throws(TokenRejection) {
-        let parsed = token.utf8.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(TokenRejection) in try Self(utf8: buffer) }
-        } ?? Array(token.utf8).withUnsafeBufferPointer { buffer in
-            Result { () throws(TokenRejection) in try Self(utf8: buffer) }
-        }
+        let parsed =
+            token.utf8.withContiguousStorageIfAvailable { buffer in
+                Result { () throws(TokenRejection) in try Self(utf8: buffer) }
+            }
+            ?? Array(token.utf8).withUnsafeBufferPointer { buffer in
+                Result { () throws(TokenRejection) in try Self(utf8: buffer) }
+            }
         self = try parsed.get()
     }
 
@@ -29,19 +31,21 @@ public struct CompactJWS: Sendable {
         guard utf8.count <= Self.maximumSize else { throw TokenRejection(.tokenTooLarge) }
 
         guard let firstDot = Self.dot(in: utf8, from: 0),
-              let secondDot = Self.dot(in: utf8, from: firstDot + 1),
-              Self.dot(in: utf8, from: secondDot + 1) == nil
+            let secondDot = Self.dot(in: utf8, from: firstDot + 1),
+            Self.dot(in: utf8, from: secondDot + 1) == nil
         else { throw TokenRejection(.wrongJWSPartCount) }
 
         func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: utf8[range]) }
         // The rules' order: every part's base64url (#3) before any part's JSON (#4). The header and
         // claims are decoded into temporary storage and parsed from there: only their members stay.
         guard let signature = Base64URL.decodeCanonical(part((secondDot + 1)..<utf8.count)),
-              let parsed = Base64URL.withDecodedCanonical(part(0..<firstDot), { headerBytes in
-                  Base64URL.withDecodedCanonical(part((firstDot + 1)..<secondDot)) { claimsBytes in
-                      Self.parse(header: headerBytes, claims: claimsBytes)
-                  }
-              }) ?? nil
+            let parsed = Base64URL.withDecodedCanonical(
+                part(0..<firstDot),
+                { headerBytes in
+                    Base64URL.withDecodedCanonical(part((firstDot + 1)..<secondDot)) { claimsBytes in
+                        Self.parse(header: headerBytes, claims: claimsBytes)
+                    }
+                }) ?? nil
         else { throw TokenRejection(.malformedBase64URL) }
         (header, claims) = try parsed.get()
         signingInput = Array(part(0..<secondDot))
@@ -56,8 +60,11 @@ public struct CompactJWS: Sendable {
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
-    private static func parse(header: UnsafeBufferPointer<UInt8>, claims: UnsafeBufferPointer<UInt8>)
-        -> Result<(JSONMembers, JSONMembers), TokenRejection> {
+    private static func parse(
+        header: UnsafeBufferPointer<UInt8>, claims: UnsafeBufferPointer<UInt8>
+    )
+        -> Result<(JSONMembers, JSONMembers), TokenRejection>
+    {
         let parser = StrictJSON()
         let headerMembers: JSONMembers
         do {

@@ -81,8 +81,9 @@ struct HeaderRules {
         }
         for (index, parameter) in parameters.enumerated() {
             if let value = values[index]?.stringValue, !parameter.accepts(value) {
-                try findings.add(.headerParamWrongValue, param: parameter.name,
-                                 hint: "`\(parameter.name)` must be \(parameter.expectation)")
+                try findings.add(
+                    .headerParamWrongValue, param: parameter.name,
+                    hint: "`\(parameter.name)` must be \(parameter.expectation)")
             }
         }
     }

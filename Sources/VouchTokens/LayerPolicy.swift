@@ -111,8 +111,10 @@ struct LayerPolicy {
             case .used:
                 try findings.add(TokenProfile.layer.usedNonceRejection)
             case .boundToAnotherApp:
-                try findings.add(.nonceNotFound, claim: "nce", hint: "The nonce was requested for another app "
-                    + "(POST /nonces with a different app_id); request one for this app.")
+                try findings.add(
+                    .nonceNotFound, claim: "nce",
+                    hint: "The nonce was requested for another app "
+                        + "(POST /nonces with a different app_id); request one for this app.")
             }
         }
         if facts.userSuspended == true {
@@ -122,15 +124,17 @@ struct LayerPolicy {
         guard findings.isEmpty, let providerID, let userID, let nonce, let issuedAt, let expiresAt else {
             return nil
         }
-        return VerifiedToken(profile: .layer, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
-                             identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil)
+        return VerifiedToken(
+            profile: .layer, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
+            identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil)
     }
 
-    static let headerRules = HeaderRules(parameters: [
-        .init(name: "typ", comparison: .mediaType(tokenType), required: true),
-        .init(name: "alg", expected: "RS256", required: true),
-        .init(name: "cty", expected: contentType, required: true),
-    ], otherRequired: ["kid"])
+    static let headerRules = HeaderRules(
+        parameters: [
+            .init(name: "typ", comparison: .mediaType(tokenType), required: true),
+            .init(name: "alg", expected: "RS256", required: true),
+            .init(name: "cty", expected: contentType, required: true),
+        ], otherRequired: ["kid"])
 
     static let claimRules: [ClaimRules.Rule] = [
         .init(name: "iss", kind: .string, required: true),

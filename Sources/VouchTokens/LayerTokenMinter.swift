@@ -9,6 +9,10 @@ public struct LayerTokenMinter: Sendable {
     public let keyID: UUID
     private let privateKey: _RSA.Signing.PrivateKey
 
+    /// - Parameters:
+    ///   - privateKey: the provider's RSA key, at least 2048 bits.
+    ///   - providerID: the provider the token's `iss` names.
+    ///   - keyID: the key the token's `kid` names, as uploaded to the server.
     public init(privateKey: _RSA.Signing.PrivateKey, providerID: UUID, keyID: UUID) throws(MintingError) {
         guard privateKey.keySizeInBits >= RS256.minimumKeySize else { throw .keyTooSmall(bits: privateKey.keySizeInBits) }
         self.privateKey = privateKey
@@ -16,7 +20,10 @@ public struct LayerTokenMinter: Sendable {
         self.keyID = keyID
     }
 
-    /// - Parameter privateKeyPEM: PKCS#1 or PKCS#8 PEM.
+    /// - Parameters:
+    ///   - privateKeyPEM: PKCS#1 or PKCS#8 PEM.
+    ///   - providerID: the provider the token's `iss` names.
+    ///   - keyID: the key the token's `kid` names, as uploaded to the server.
     public init(privateKeyPEM: String, providerID: UUID, keyID: UUID) throws(MintingError) {
         try self.init(privateKey: RSAKeyPair.privateKey(pem: privateKeyPEM), providerID: providerID, keyID: keyID)
     }
@@ -24,10 +31,15 @@ public struct LayerTokenMinter: Sendable {
     /// A token for `userID`, bound to the server-issued `nonce`.
     ///
     /// - Parameters:
+    ///   - userID: the user the backend vouches for (`prn`).
+    ///   - nonce: the nonce the client got from `POST /nonces` (`nce`).
     ///   - issuedAt: Unix seconds; the current time by default.
     ///   - ttl: seconds until `exp`; short by design (the token is exchanged at once), 60…86400.
-    public func mint(userID: String, nonce: String, issuedAt: Int64 = Int64(Date().timeIntervalSince1970),
-                     ttl: Int64 = 120, identity: IdentityClaims = IdentityClaims()) throws -> String {
+    ///   - identity: the optional display name, names and avatar the server keeps for the user.
+    public func mint(
+        userID: String, nonce: String, issuedAt: Int64 = Int64(Date().timeIntervalSince1970),
+        ttl: Int64 = 120, identity: IdentityClaims = IdentityClaims()
+    ) throws -> String {
         guard (1...LayerPolicy.maximumUserIDBytes).contains(userID.utf8.count), !ControlCharacters.present(in: userID) else {
             throw MintingError.invalidUserID("1…255 bytes of UTF-8 without control characters")
         }

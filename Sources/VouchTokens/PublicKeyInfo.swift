@@ -98,10 +98,12 @@ public struct PublicKeyInfo: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         for label in ["PUBLIC KEY", "RSA PUBLIC KEY"] {
             guard let begin = trimmed.range(of: "-----BEGIN \(label)-----"),
-                  let end = trimmed.range(of: "-----END \(label)-----", range: begin.upperBound..<trimmed.endIndex) else {
+                let end = trimmed.range(of: "-----END \(label)-----", range: begin.upperBound..<trimmed.endIndex)
+            else {
                 continue
             }
-            let onlyBlock = begin.lowerBound == trimmed.startIndex && end.upperBound == trimmed.endIndex
+            let onlyBlock =
+                begin.lowerBound == trimmed.startIndex && end.upperBound == trimmed.endIndex
                 && trimmed.components(separatedBy: "-----BEGIN ").count == 2
             guard onlyBlock else { throw .textAroundPEM }
             return

@@ -101,14 +101,16 @@ struct SinchPolicy {
         }
 
         guard findings.isEmpty, let userID, let nonce, let issuedAt, let expiresAt else { return nil }
-        return VerifiedToken(profile: .sinch, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
-                             identity: IdentityClaims(), providerID: nil, keyID: nil, applicationKey: secret.applicationKey)
+        return VerifiedToken(
+            profile: .sinch, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
+            identity: IdentityClaims(), providerID: nil, keyID: nil, applicationKey: secret.applicationKey)
     }
 
-    static let headerRules = HeaderRules(parameters: [
-        .init(name: "alg", expected: "HS256", required: true),
-        .init(name: "typ", comparison: .mediaType(MediaTypeRule(accepted: ["JWT"])), required: false),
-    ], otherRequired: ["kid"])
+    static let headerRules = HeaderRules(
+        parameters: [
+            .init(name: "alg", expected: "HS256", required: true),
+            .init(name: "typ", comparison: .mediaType(MediaTypeRule(accepted: ["JWT"])), required: false),
+        ], otherRequired: ["kid"])
 
     static let claimRules: [ClaimRules.Rule] = [
         .init(name: "iss", kind: .string, required: true),
@@ -126,8 +128,9 @@ struct SinchPolicy {
         // The key is read in place after the (ASCII) prefix: no string is made of it.
         let prefixCount = issuerPrefix.utf8.count
         guard let issuer = jws.claims["iss"]?.stringValue, issuer.bytesHavePrefix(issuerPrefix),
-              let key = issuer.utf8.withContiguousStorageIfAvailable({ LayerID.parseUUID(utf8: UnsafeBufferPointer(rebasing: $0[prefixCount...])) })
-                ?? LayerID.parseUUID(Substring(issuer.utf8.dropFirst(prefixCount))) else {
+            let key = issuer.utf8.withContiguousStorageIfAvailable({ LayerID.parseUUID(utf8: UnsafeBufferPointer(rebasing: $0[prefixCount...])) })
+                ?? LayerID.parseUUID(Substring(issuer.utf8.dropFirst(prefixCount)))
+        else {
             try findings.add(.keyNotFound, claim: "iss", hint: "`iss` must be `\(issuerPrefix)<application key>`")
             return nil
         }
@@ -168,14 +171,15 @@ struct SinchPolicy {
 
     static func isValidUserID(_ userID: String) -> Bool {
         let bytes = userID.utf8
-        return (1...maximumUserIDBytes).contains(bytes.count) && bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "="), UInt8(ascii: "-"):
-                true
-            default:
-                false
+        return (1...maximumUserIDBytes).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "="), UInt8(ascii: "-"):
+                    true
+                default:
+                    false
+                }
             }
-        }
     }
 }

@@ -22,17 +22,22 @@ public struct SinchTokenMinter: Sendable {
     /// A token for `userID`; the nonce is made here (Sinch nonces are client-made) unless given.
     ///
     /// - Parameters:
+    ///   - userID: the user the backend vouches for, inside `sub`.
+    ///   - nonce: the client-made nonce; a fresh UUID by default.
     ///   - issuedAt: Unix seconds; the `kid` date is its UTC day.
     ///   - ttl: seconds until `exp`, 60…86400 (the server refuses under 60).
     ///   - instanceExpiry: optional `sinch:rtc:instance:exp`.
-    public func mint(userID: String, nonce: String = UUID().uuidString.lowercased(),
-                     issuedAt: Int64 = Int64(Date().timeIntervalSince1970), ttl: Int64 = 600,
-                     instanceExpiry: Int64? = nil) throws -> String {
+    public func mint(
+        userID: String, nonce: String = UUID().uuidString.lowercased(),
+        issuedAt: Int64 = Int64(Date().timeIntervalSince1970), ttl: Int64 = 600,
+        instanceExpiry: Int64? = nil
+    ) throws -> String {
         guard SinchPolicy.isValidUserID(userID) else {
             throw MintingError.invalidUserID("1…255 characters of A–Z a–z 0–9 _ = -")
         }
         guard (1...SinchPolicy.maximumNonceBytes).contains(nonce.utf8.count),
-              !ControlCharacters.present(in: nonce) else { throw MintingError.invalidNonce }
+            !ControlCharacters.present(in: nonce)
+        else { throw MintingError.invalidNonce }
         guard (SinchPolicy.minimumTTL...86_400).contains(ttl) else { throw MintingError.invalidTTL(ttl) }
         guard (0...(ClaimRules.latestTime - ttl)).contains(issuedAt) else { throw MintingError.invalidIssueTime(issuedAt) }
 

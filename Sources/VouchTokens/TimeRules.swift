@@ -8,7 +8,8 @@ struct TimeRules {
             try findings.add(.expired, claim: "exp")
         }
         if let issuedAt, issuedAt > Saturating.add(now, leeway) {
-            let hint = issuedAt > ClaimRules.millisecondsThreshold
+            let hint =
+                issuedAt > ClaimRules.millisecondsThreshold
                 ? "`iat` looks like milliseconds since 1970; it must be in seconds"
                 : "`iat` is \(issuedAt - now) s ahead of the server clock (server_time)"
             try findings.add(.notBefore, claim: "iat", hint: hint)

@@ -13,7 +13,8 @@ public enum TokenInspector {
     /// Throws the structural rejection (#1–#4) when the token cannot be decoded.
     public static func inspect(_ token: String) throws(TokenRejection) -> Inspection {
         let jws = try CompactJWS(parsing: token)
-        return Inspection(header: jws.header.dictionary, claims: jws.claims.dictionary, profile: TokenProfile.select(for: jws.header),
-                          signatureByteCount: jws.signature.count)
+        return Inspection(
+            header: jws.header.dictionary, claims: jws.claims.dictionary, profile: TokenProfile.select(for: jws.header),
+            signatureByteCount: jws.signature.count)
     }
 }

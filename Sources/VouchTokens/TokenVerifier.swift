@@ -46,7 +46,8 @@ public struct TokenVerifier: Sendable {
         var findings = Findings(mode: .firstOnly)
         do throws(Findings.Stop) {
             if let verified = try evaluate(jws, appID: plan.appID, facts: facts, now: now, findings: &findings),
-               findings.isEmpty {
+                findings.isEmpty
+            {
                 return .verified(verified)
             }
         } catch {}
@@ -63,12 +64,15 @@ public struct TokenVerifier: Sendable {
         var findings = Findings(mode: .all)
         // `.all` mode never stops at a rule.
         _ = try? evaluate(jws, appID: plan.appID, facts: facts, now: now, findings: &findings)
-        return TokenDiagnosis(rejections: findings.ordered, header: jws.header.dictionary, claims: jws.claims.dictionary,
-                              profile: TokenProfile.select(for: jws.header))
+        return TokenDiagnosis(
+            rejections: findings.ordered, header: jws.header.dictionary, claims: jws.claims.dictionary,
+            profile: TokenProfile.select(for: jws.header))
     }
 
-    private func evaluate(_ jws: CompactJWS, appID: UUID, facts: VerificationFacts, now: Int64,
-                          findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
+    private func evaluate(
+        _ jws: CompactJWS, appID: UUID, facts: VerificationFacts, now: Int64,
+        findings: inout Findings
+    ) throws(Findings.Stop) -> VerifiedToken? {
         switch TokenProfile.select(for: jws.header) {
         case .layer:
             try LayerPolicy(jws: jws, appID: appID, now: now, leeway: leewaySeconds).evaluate(facts, findings: &findings)
@@ -84,16 +88,20 @@ extension TokenVerifier {
     /// needing no look-up already settled.
     ///
     /// - Throws: only the provider's own error (which says nothing about the token).
-    public func verdict(_ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
-                        now: Int64) async throws -> TokenVerdict {
+    public func verdict(
+        _ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
+        now: Int64
+    ) async throws -> TokenVerdict {
         let plan = plan(token, appID: appID)
         if plan.settled != nil { return verdict(plan, facts: VerificationFacts(), now: now) }
         return verdict(plan, facts: try await provider.facts(for: plan, now: now), now: now)
     }
 
     /// `verdict`, with a rejection thrown as the `TokenRejection` it is.
-    public func verify(_ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
-                       now: Int64) async throws -> VerifiedToken {
+    public func verify(
+        _ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
+        now: Int64
+    ) async throws -> VerifiedToken {
         switch try await verdict(token, appID: appID, facts: provider, now: now) {
         case .verified(let verified): return verified
         case .rejected(let rejection): throw rejection
@@ -101,8 +109,10 @@ extension TokenVerifier {
     }
 
     /// Every problem at once, with facts from `provider` (asked whenever the token decodes).
-    public func diagnose(_ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
-                         now: Int64) async throws -> TokenDiagnosis {
+    public func diagnose(
+        _ token: String, appID: UUID, facts provider: some VerificationFactsProvider,
+        now: Int64
+    ) async throws -> TokenDiagnosis {
         let plan = plan(token, appID: appID)
         guard plan.jws != nil else { return diagnose(plan, facts: VerificationFacts(), now: now) }
         return diagnose(plan, facts: try await provider.facts(for: plan, now: now), now: now)

@@ -68,9 +68,11 @@ public struct VerificationFacts: Sendable {
     /// creates the session, as for `registrationNonceSeen`.
     public var userSuspended: Bool?
 
-    public init(layerKey: LayerVerificationKey? = nil, providerBinding: ProviderBinding? = nil,
-                serverNonce: NonceStanding? = nil, registrationSecret: RegistrationSecret? = nil,
-                registrationNonceSeen: Bool? = nil, userSuspended: Bool? = nil) {
+    public init(
+        layerKey: LayerVerificationKey? = nil, providerBinding: ProviderBinding? = nil,
+        serverNonce: NonceStanding? = nil, registrationSecret: RegistrationSecret? = nil,
+        registrationNonceSeen: Bool? = nil, userSuspended: Bool? = nil
+    ) {
         self.layerKey = layerKey
         self.providerBinding = providerBinding
         self.serverNonce = serverNonce

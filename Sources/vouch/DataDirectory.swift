@@ -22,8 +22,9 @@ struct DataDirectory {
             try Self.checkPrivate(path: url.path, status: status)
         } else {
             do {
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: url, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw CLIError("cannot create the data directory \(path): \((error as NSError).localizedDescription)")
             }
@@ -67,14 +68,16 @@ struct DataDirectory {
     /// Refuses a directory that another user owns or that group or others may enter.
     private static func checkPrivate(path: String, status: stat) throws {
         guard status.st_uid == geteuid() else {
-            throw CLIError("""
+            throw CLIError(
+                """
                 the data directory \(path) belongs to another user (uid \(status.st_uid)); \
                 it holds secrets, so it must be this user's: run `chown \(geteuid()) \(path)` or choose another --data-dir
                 """)
         }
         guard status.st_mode & 0o077 == 0 else {
             let mode = String(status.st_mode & 0o777, radix: 8)
-            throw CLIError("""
+            throw CLIError(
+                """
                 the data directory \(path) has mode \(mode): group or others can reach the secrets it holds; \
                 run `chmod 700 \(path)` and start again
                 """)

@@ -36,8 +36,9 @@ struct InspectCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("\(error.reason.rawValue): \(error.message)" + (error.hint.map { " (\($0))" } ?? ""))
         }
-        let output = Output(profile: inspection.profile.rawValue, header: inspection.header, claims: inspection.claims,
-                            signatureBytes: inspection.signatureByteCount)
+        let output = Output(
+            profile: inspection.profile.rawValue, header: inspection.header, claims: inspection.claims,
+            signatureBytes: inspection.signatureByteCount)
         if json {
             try JSONOutput.print(output)
             return

@@ -6,8 +6,10 @@ struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Make RSA key pairs for Layer identity tokens, and manage a provider's keys on a server.",
-        subcommands: [GenerateKeyCommand.self, AdminKeysCommands.Upload.self, AdminKeysCommands.List.self,
-                      AdminKeysCommands.Disable.self, AdminKeysCommands.Enable.self, AdminKeysCommands.Delete.self]
+        subcommands: [
+            GenerateKeyCommand.self, AdminKeysCommands.Upload.self, AdminKeysCommands.List.self,
+            AdminKeysCommands.Disable.self, AdminKeysCommands.Enable.self, AdminKeysCommands.Delete.self,
+        ]
     )
 }
 

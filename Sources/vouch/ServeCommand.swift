@@ -31,19 +31,32 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Directory for the SQLite database and the admin token.")
     var dataDir = "./vouch-data"
 
-    @Option(name: .long, help: "Database URL: postgres://USER:PASSWORD@HOST:PORT/DB[?sslmode=disable|prefer|require] or sqlite://PATH; default: SQLite in --data-dir (also VOUCH_DATABASE_URL).")
+    @Option(
+        name: .long,
+        help:
+            "Database URL: postgres://USER:PASSWORD@HOST:PORT/DB[?sslmode=disable|prefer|require] or sqlite://PATH; default: SQLite in --data-dir (also VOUCH_DATABASE_URL)."
+    )
     var database: String?
 
     @Option(name: .long, help: "PostgreSQL: most connections this instance opens.")
     var databasePoolSize = 10
 
-    @Option(name: .long, help: "PostgreSQL: seconds any wait on the database may take (connect, statement, lock, free connection) before the request gets a 503.")
+    @Option(
+        name: .long, help: "PostgreSQL: seconds any wait on the database may take (connect, statement, lock, free connection) before the request gets a 503.")
     var databaseTimeout: Int64 = 5
 
-    @Option(name: .long, help: "SQLite: microseconds (0…10000) a group commit may wait for more writes while writes arrive together, blocking the committing request's thread (never on one core); 0 commits at once.")
+    @Option(
+        name: .long,
+        help:
+            "SQLite: microseconds (0…10000) a group commit may wait for more writes while writes arrive together, blocking the committing request's thread (never on one core); 0 commits at once."
+    )
     var groupCommitWait = 200
 
-    @Option(name: .long, help: "SQLite: most sessions (0…1000000) whose look-up is kept in memory between the writes that change them (about 900 bytes each); 0 reads every request's session, app and key, and every sign-in's user, from the file.")
+    @Option(
+        name: .long,
+        help:
+            "SQLite: most sessions (0…1000000) whose look-up is kept in memory between the writes that change them (about 900 bytes each); 0 reads every request's session, app and key, and every sign-in's user, from the file."
+    )
     var sessionCache = SQLiteStore.defaultSessionCacheCapacity
 
     @Option(name: .long, help: "POST /nonces + POST /sessions per second per client IP, bursts up to twice that; 0 turns it off.")
@@ -61,15 +74,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Mark the dashboard's cookies Secure: use when browsers reach the server over HTTPS (a TLS-terminating proxy).")
     var secureCookies = false
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A proxy (IP address) whose X-Forwarded-For names the client for the rate limits; repeat for several.",
-        valueName: "address"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A proxy (IP address) whose X-Forwarded-For names the client for the rate limits; repeat for several.",
+            valueName: "address"))
     var trustedProxy: [String] = []
 
     @Option(name: .long, help: "Days the audit log keeps an entry (1…3650); older ones are purged.")
     var auditRetentionDays: Int64 = 90
 
-    @Option(name: .long, help: "Seconds between writes of the counted rejected sign-ins to the audit log (1…3600); they are also written on shutdown and before the log is read.")
+    @Option(
+        name: .long,
+        help: "Seconds between writes of the counted rejected sign-ins to the audit log (1…3600); they are also written on shutdown and before the log is read."
+    )
     var auditFlushInterval: Int64 = 10
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -137,10 +155,12 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let configuration = serverConfiguration(adminToken: try dataDirectory.adminToken())
             let host = self.host
-            let app = try await VouchServer.makeApplication(configuration: configuration, store: store, storeServices: storeServices,
-                                                            logger: logger, onServerRunning: { port in
-                Console.line("vouch listening on http://\(host):\(port)")
-            })
+            let app = try await VouchServer.makeApplication(
+                configuration: configuration, store: store, storeServices: storeServices,
+                logger: logger,
+                onServerRunning: { port in
+                    Console.line("vouch listening on http://\(host):\(port)")
+                })
             try await app.runService()
         } catch {
             try? await store.close()
@@ -151,8 +171,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The store, and the background work it needs run beside the server (PostgreSQL: the probe
     /// that closes its circuit when the database is back after an outage).
-    private func openStore(url: String?, dataDirectory: DataDirectory,
-                           logger: Logger) async throws -> (store: any Store, services: [any Service]) {
+    private func openStore(
+        url: String?, dataDirectory: DataDirectory,
+        logger: Logger
+    ) async throws -> (store: any Store, services: [any Service]) {
         if let url, !url.isEmpty {
             if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
                 let parsed: PostgresDatabaseURL

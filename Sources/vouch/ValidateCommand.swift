@@ -46,7 +46,8 @@ struct ValidateCommand: AsyncParsableCommand {
 
         let (status, body) = try await ServerExchange.send(request, to: server)
         guard status == 200, let answer = try? JSONDecoder().decode(ValidateTokenResponse.self, from: body) else {
-            let detail = (try? JSONDecoder().decode(ErrorBody.self, from: body)).map { "\($0.id): \($0.message)" }
+            let detail =
+                (try? JSONDecoder().decode(ErrorBody.self, from: body)).map { "\($0.id): \($0.message)" }
                 ?? String(decoding: body.prefix(300), as: UTF8.self)
             FileHandle.standardError.write(Data("error: the server answered \(status): \(detail)\n".utf8))
             throw ExitCode(2)

@@ -11,8 +11,10 @@ struct VouchCommand: AsyncParsableCommand {
             with `vouch token mint` (Layer identity tokens) or `vouch token mint-registration` \
             (Sinch registration tokens). See docs/PROTOCOL.md for the wire protocol.
             """,
-        subcommands: [ServeCommand.self, IdentityProviderCommand.self, KeysCommand.self, TokenCommand.self,
-                      AppsCommand.self, ProvidersCommand.self, UsersCommand.self, SecretsCommand.self,
-                      AuditCommand.self]
+        subcommands: [
+            ServeCommand.self, IdentityProviderCommand.self, KeysCommand.self, TokenCommand.self,
+            AppsCommand.self, ProvidersCommand.self, UsersCommand.self, SecretsCommand.self,
+            AuditCommand.self,
+        ]
     )
 }

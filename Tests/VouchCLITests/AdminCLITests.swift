@@ -15,10 +15,13 @@ final class SpawnedServer {
         var environment = ProcessInfo.processInfo.environment
         environment["VOUCH_ADMIN_TOKEN"] = nil
         let outputURL = directory.appendingPathComponent("serve.out")
-        process = try ChildProcess(executable: CLI.binary.path,
-                                   arguments: ["serve", "--port", "0", "--data-dir", directory.appendingPathComponent("data").path,
-                                               "--rate-limit", "0"],
-                                   environment: environment, standardOutput: outputURL.path)
+        process = try ChildProcess(
+            executable: CLI.binary.path,
+            arguments: [
+                "serve", "--port", "0", "--data-dir", directory.appendingPathComponent("data").path,
+                "--rate-limit", "0",
+            ],
+            environment: environment, standardOutput: outputURL.path)
         // Wait for the line that names the port (a condition, with a generous deadline).
         var printed = ""
         let deadline = ContinuousClock.now + .seconds(120)
@@ -87,8 +90,10 @@ struct AdminCLITests {
             let keyDirectory = try CLI.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: keyDirectory) }
             #expect(try await CLI.vouch(["keys", "generate", "--out", keyDirectory.path]).succeeded)
-            let uploaded = try await server.admin(["keys", "upload", provider, "--public-key",
-                                                   keyDirectory.appendingPathComponent("public.pem").path, "--json"])
+            let uploaded = try await server.admin([
+                "keys", "upload", provider, "--public-key",
+                keyDirectory.appendingPathComponent("public.pem").path, "--json",
+            ])
             let key = try #require(try CLI.jsonObject(uploaded.stdout)["id"] as? String, "\(uploaded)")
             #expect(try await server.admin(["keys", "disable", key]).stdout.contains("disabled"))
             #expect(try await server.admin(["keys", "enable", key]).stdout.contains("active"))

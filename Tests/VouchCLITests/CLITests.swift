@@ -44,12 +44,14 @@ enum CLI {
 
     /// Runs a program to its end (with `posix_spawn`: see `ChildProcess`), its output in files.
     static func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
-        let ran = try await ChildProcess.run(executable: executable.path, arguments: arguments, directory: directory?.path,
-                                             standardInput: stdin)
-        let (status, signaled): (Int32, Bool) = switch ran.termination {
-        case .exited(let status): (status, false)
-        case .signalled(let signal): (signal, true)
-        }
+        let ran = try await ChildProcess.run(
+            executable: executable.path, arguments: arguments, directory: directory?.path,
+            standardInput: stdin)
+        let (status, signaled): (Int32, Bool) =
+            switch ran.termination {
+            case .exited(let status): (status, false)
+            case .signalled(let signal): (signal, true)
+            }
         return Result(status: status, signaled: signaled, stdout: ran.stdout, stderr: ran.stderr)
     }
 
@@ -109,8 +111,10 @@ enum Fixture {
     }
 
     static func mintArguments(keyDirectory: URL, userID: String = "alice", nonce: String = "nonce-1") -> [String] {
-        ["token", "mint", "--provider-id", LayerID.provider(providerID), "--key-id", keyID.uuidString,
-         "--private-key", keyDirectory.appendingPathComponent("private.pem").path, "--user-id", userID, "--nonce=\(nonce)"]
+        [
+            "token", "mint", "--provider-id", LayerID.provider(providerID), "--key-id", keyID.uuidString,
+            "--private-key", keyDirectory.appendingPathComponent("private.pem").path, "--user-id", userID, "--nonce=\(nonce)",
+        ]
     }
 
     static func layerContext(publicKeyPEM: String, nonce: String) throws -> CLIContext {
@@ -125,8 +129,9 @@ enum Fixture {
     static func sinchContext() throws -> CLIContext {
         var context = CLIContext()
         let key = try #require(UUID(uuidString: applicationKey))
-        context.secrets[key] = RegistrationSecret(applicationKey: key, appID: appID,
-                                                  secret: Array(try #require(Data(base64Encoded: applicationSecret))))
+        context.secrets[key] = RegistrationSecret(
+            applicationKey: key, appID: appID,
+            secret: Array(try #require(Data(base64Encoded: applicationSecret))))
         return context
     }
 }
@@ -219,12 +224,15 @@ struct CLITests {
         let dashedToken = try #require(try CLI.jsonObject(dashed.stdout)["identity_token"] as? String)
         #expect(try TokenInspector.inspect(dashedToken).claims["nce"] == "-xyz")
 
-        let registration = try await CLI.vouch(["token", "mint-registration", "--application-key", Fixture.applicationKey,
-                                                "--application-secret", Fixture.applicationSecret, "--user-id", "bob", "--json"])
+        let registration = try await CLI.vouch([
+            "token", "mint-registration", "--application-key", Fixture.applicationKey,
+            "--application-secret", Fixture.applicationSecret, "--user-id", "bob", "--json",
+        ])
         try #require(registration.succeeded, "\(registration)")
         let registrationToken = try #require(try CLI.jsonObject(registration.stdout)["registration_token"] as? String)
-        let verified = try await TokenVerifier().verify(registrationToken, appID: Fixture.appID, facts: try Fixture.sinchContext(),
-                                                        now: Fixture.now)
+        let verified = try await TokenVerifier().verify(
+            registrationToken, appID: Fixture.appID, facts: try Fixture.sinchContext(),
+            now: Fixture.now)
         #expect(verified.userID == "bob")
         #expect(verified.expiresAt - verified.issuedAt == 600)
 
@@ -303,15 +311,27 @@ struct CLITests {
             ("empty user id", replacing("--user-id", with: ""), "user id"),
             ("over-long user id", replacing("--user-id", with: String(repeating: "u", count: 256)), "user id"),
             ("TTL too long", base + ["--ttl", "86401"], "TTL"),
-            ("bad registration user id", ["token", "mint-registration", "--application-key", Fixture.applicationKey,
-                                          "--application-secret", Fixture.applicationSecret, "--user-id", "no spaces"], "user id"),
-            ("bad application secret", ["token", "mint-registration", "--application-key", Fixture.applicationKey,
-                                        "--application-secret", "short", "--user-id", "bob"], "secret"),
+            (
+                "bad registration user id",
+                [
+                    "token", "mint-registration", "--application-key", Fixture.applicationKey,
+                    "--application-secret", Fixture.applicationSecret, "--user-id", "no spaces",
+                ], "user id"
+            ),
+            (
+                "bad application secret",
+                [
+                    "token", "mint-registration", "--application-key", Fixture.applicationKey,
+                    "--application-secret", "short", "--user-id", "bob",
+                ], "secret"
+            ),
             ("missing option", ["token", "mint", "--user-id", "alice"], "--provider-id"),
             ("serve: port out of range", ["serve", "--port", "70000"], "--port must be 0…65535"),
             ("serve: session cache out of range", ["serve", "--session-cache=-1"], "--session-cache must be 0…1000000"),
-            ("serve: group commit wait out of range", ["serve", "--group-commit-wait", "10001"],
-             "--group-commit-wait must be 0…10000 microseconds"),
+            (
+                "serve: group commit wait out of range", ["serve", "--group-commit-wait", "10001"],
+                "--group-commit-wait must be 0…10000 microseconds"
+            ),
             ("serve: audit retention out of range", ["serve", "--audit-retention-days", "0"], "--audit-retention-days must be 1…3650 days"),
             ("serve: database timeout out of range", ["serve", "--database-timeout", "301"], "--database-timeout must be 1…300 seconds"),
             ("unknown subcommand", ["token", "frobnicate"], "frobnicate"),
@@ -341,9 +361,11 @@ struct CLITests {
 
     @Test("an extreme --issued-at is an error message, not a crash", arguments: ["9223372036854775807", "-9223372036854775808", "-1"])
     func extremeIssuedAt(issuedAt: String) async throws {
-        let result = try await CLI.vouch(["token", "mint-registration", "--application-key", Fixture.applicationKey,
-                                          "--application-secret", Fixture.applicationSecret, "--user-id", "bob",
-                                          "--issued-at=" + issuedAt])
+        let result = try await CLI.vouch([
+            "token", "mint-registration", "--application-key", Fixture.applicationKey,
+            "--application-secret", Fixture.applicationSecret, "--user-id", "bob",
+            "--issued-at=" + issuedAt,
+        ])
         #expect(!result.signaled, "vouch crashed: \(result)")
         #expect(!result.succeeded, "a token the server must refuse (iat \(issuedAt)) was minted: \(result.stdout)")
         #expect(!result.stderr.isEmpty)
@@ -365,10 +387,12 @@ struct CLITests {
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-created"))
     }
 
-    @Test("--help of every command exits 0", arguments: [
-        [], ["serve"], ["identity-provider"], ["keys"], ["keys", "generate"], ["token"], ["token", "mint"],
-        ["token", "mint-registration"], ["token", "inspect"], ["token", "validate"],
-    ])
+    @Test(
+        "--help of every command exits 0",
+        arguments: [
+            [], ["serve"], ["identity-provider"], ["keys"], ["keys", "generate"], ["token"], ["token", "mint"],
+            ["token", "mint-registration"], ["token", "inspect"], ["token", "validate"],
+        ])
     func help(command: [String]) async throws {
         let result = try await CLI.vouch(command + ["--help"])
         #expect(result.succeeded, "\(command): \(result)")
@@ -377,16 +401,18 @@ struct CLITests {
     }
 }
 
-@Suite("vouch CLI against PyJWT", .enabled(if: CLI.binaryExists, "\(CLI.binaryMissing)"),
-       .enabled(if: CLI.pythonHasJWT || CLI.inCI, "python3 with PyJWT not available (pip install pyjwt); skipped"))
+@Suite(
+    "vouch CLI against PyJWT", .enabled(if: CLI.binaryExists, "\(CLI.binaryMissing)"),
+    .enabled(if: CLI.pythonHasJWT || CLI.inCI, "python3 with PyJWT not available (pip install pyjwt); skipped"))
 struct IndependentVerificationTests {
     @Test("a Layer token from `vouch token mint` verifies with PyJWT, with the expected claims")
     func layerWithPyJWT() async throws {
         let directory = try await Fixture.generateKeys()
         defer { try? FileManager.default.removeItem(at: directory) }
         let publicKey = directory.appendingPathComponent("public.pem").path
-        let minted = try await CLI.vouch(Fixture.mintArguments(keyDirectory: directory, userID: "ünïcode user", nonce: "py-nonce")
-                                         + ["--ttl", "300", "--first-name", "Zoë", "--avatar-url", "https://example.com/a/b.png"])
+        let minted = try await CLI.vouch(
+            Fixture.mintArguments(keyDirectory: directory, userID: "ünïcode user", nonce: "py-nonce")
+                + ["--ttl", "300", "--first-name", "Zoë", "--avatar-url", "https://example.com/a/b.png"])
         try #require(minted.succeeded, "\(minted)")
         let result = try await CLI.python(["layer", "--public-key", publicKey, minted.output])
         try #require(result.succeeded, "\(result)")
@@ -412,8 +438,10 @@ struct IndependentVerificationTests {
 
     @Test("a Sinch token from `vouch token mint-registration` verifies with PyJWT")
     func sinchWithPyJWT() async throws {
-        let minted = try await CLI.vouch(["token", "mint-registration", "--application-key", Fixture.applicationKey,
-                                          "--application-secret", Fixture.applicationSecret, "--user-id", "user_7", "--ttl", "120"])
+        let minted = try await CLI.vouch([
+            "token", "mint-registration", "--application-key", Fixture.applicationKey,
+            "--application-secret", Fixture.applicationSecret, "--user-id", "user_7", "--ttl", "120",
+        ])
         try #require(minted.succeeded, "\(minted)")
         let result = try await CLI.python(["sinch", "--application-secret", Fixture.applicationSecret, minted.output])
         try #require(result.succeeded, "\(result)")

@@ -10,11 +10,13 @@ import VouchTestSupport
         try await TestBed.run { bed in
             let backend = bed.backend()
             // A backoff far longer than the test's deadline: only cancellation can end the wait.
-            let client = try await bed.aliceRevoked(backend, retryPolicy: RetryPolicy(
-                maximumAttempts: 3, initialDelaySeconds: 3_600, maximumDelaySeconds: 3_600))
+            let client = try await bed.aliceRevoked(
+                backend,
+                retryPolicy: RetryPolicy(
+                    maximumAttempts: 3, initialDelaySeconds: 3_600, maximumDelaySeconds: 3_600))
             backend.become(.fail)
             let request = Task { try await client.currentUserFromServer() }
-            try await backend.calls(reach: 2).wait()   // the sign-in, then the first failed answer
+            try await backend.calls(reach: 2).wait()  // the sign-in, then the first failed answer
             try await client.deauthenticate()
             let outcome = try await Deadline.run(seconds: 120) { await request.result }
             guard case .failure(let error as VouchClientError) = outcome, error == .superseded else {
@@ -59,7 +61,10 @@ import VouchTestSupport
             let results = try await Deadline.run(seconds: 120) { [await first.value] + (await others.value) }
             #expect(results.count == 20)
             for result in results {
-                guard case .failure(let error) = result else { Issue.record("a request succeeded offline"); continue }
+                guard case .failure(let error) = result else {
+                    Issue.record("a request succeeded offline")
+                    continue
+                }
                 switch error.kind {
                 case .network, .challengeUnanswered, .notAuthenticated: break
                 default: Issue.record("unexpected \(error)")
@@ -100,7 +105,10 @@ import VouchTestSupport
                     limited = error
                 }
             }
-            guard let limited, limited.kind == .rateLimited, case let retryAfter = limited.retryAfterSeconds else { Issue.record("never limited: \(String(describing: limited))"); return }
+            guard let limited, limited.kind == .rateLimited, case let retryAfter = limited.retryAfterSeconds else {
+                Issue.record("never limited: \(String(describing: limited))")
+                return
+            }
             #expect((retryAfter ?? 0) >= 1)
         }
     }
@@ -111,7 +119,10 @@ enum Deadline {
     static func run<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await operation() }
-            group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
             let first = try await group.next() ?? nil
             group.cancelAll()
             guard let first else { throw TestFailure("no result within \(seconds) s") }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VouchClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The authentication challenge: any 401 deauthenticates at once; with a provider the client
@@ -27,7 +27,10 @@ import FoundationNetworking
             // The challenge's own nonce was handed to the provider: no extra round trip.
             #expect(backend.noncesSeen.last == nonce)
             #expect(events[1] == .didDeauthenticate(userID: "alice"))
-            guard case .didAuthenticate(let user) = events[2] else { Issue.record("no re-authentication: \(events)"); return }
+            guard case .didAuthenticate(let user) = events[2] else {
+                Issue.record("no re-authentication: \(events)")
+                return
+            }
             #expect(user.userID == "alice")
         }
     }
@@ -67,7 +70,7 @@ import FoundationNetworking
             refresh.gate.open()
             #expect(try await refresh.request.value.user.userID == "alice")
             #expect(try await connect.value.userID == "alice")
-            #expect(backend.callCount == 2)   // the first sign-in, then one answer for both
+            #expect(backend.callCount == 2)  // the first sign-in, then one answer for both
             #expect(try await bed.admin.activeSessions(of: "alice", appID: bed.appID) == 1)
         }
     }
@@ -84,7 +87,10 @@ import FoundationNetworking
                 _ = try await client.currentUserFromServer()
                 Issue.record("a revoked session was accepted")
             } catch let error as VouchClientError {
-                guard error.kind == .challengeUnanswered, let challenge = error.challenge else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .challengeUnanswered, let challenge = error.challenge else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(challenge.reason == .sessionRevoked)
                 // The app answers it the LayerKit way, with the challenge's nonce.
                 #expect(try await client.authenticatedUser() == nil)
@@ -103,7 +109,7 @@ import FoundationNetworking
             await #expect(throws: VouchClientError.tokenProviderFailed(message: "backend unavailable")) {
                 try await client.currentUserFromServer()
             }
-            #expect(backend.callCount == 1 + 3)   // the sign-in, then the policy's three attempts
+            #expect(backend.callCount == 1 + 3)  // the sign-in, then the policy's three attempts
             #expect(try await client.authenticatedUser() == nil)
             // Nothing keeps going after the error (no retry timer outlives it).
             await #expect(throws: VouchClientError.notAuthenticated) { try await client.currentUserFromServer() }
@@ -114,8 +120,9 @@ import FoundationNetworking
     @Test func aHangingProviderTimesOut() async throws {
         try await TestBed.run { bed in
             let backend = bed.backend()
-            let client = try await bed.aliceRevoked(backend, providerTimeout: 1,
-                                                    retryPolicy: RetryPolicy(maximumAttempts: 2, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.1))
+            let client = try await bed.aliceRevoked(
+                backend, providerTimeout: 1,
+                retryPolicy: RetryPolicy(maximumAttempts: 2, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.1))
             backend.become(.hang)
             defer { backend.releaseHangs() }
             await #expect(throws: VouchClientError.tokenProviderTimedOut(seconds: 1)) {
@@ -134,7 +141,10 @@ import FoundationNetworking
                 _ = try await client.currentUserFromServer()
                 Issue.record("a garbage token was accepted")
             } catch let error as VouchClientError {
-                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(rejection.knownReason == .malformedBase64URL || rejection.knownReason == .malformedJSON)
                 #expect(rejection.serverTime != nil)
             }
@@ -153,7 +163,10 @@ import FoundationNetworking
                 _ = try await client.currentUserFromServer()
                 Issue.record("a suspended user's session was accepted")
             } catch let error as VouchClientError {
-                guard error.kind == .challengeUnanswered, let challenge = error.challenge else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .challengeUnanswered, let challenge = error.challenge else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(challenge.reason == .userSuspended)
             }
             #expect(backend.callCount == 1)
@@ -163,7 +176,10 @@ import FoundationNetworking
                 try await client.connect(userID: "alice")
                 Issue.record("a suspended user signed in")
             } catch let error as VouchClientError {
-                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(rejection.knownReason == .userSuspended)
             }
             #expect(backend.callCount == 2)
@@ -175,7 +191,7 @@ import FoundationNetworking
             let backend = bed.backend()
             let client = try await bed.aliceRevoked(backend)
             let refresh = try await bed.refreshInFlight(client, backend)
-            #expect(try await client.deauthenticate() == .wasNotAuthenticated)   // the challenge already signed out
+            #expect(try await client.deauthenticate() == .wasNotAuthenticated)  // the challenge already signed out
             refresh.gate.open()
             await #expect(throws: VouchClientError.superseded) { try await refresh.request.value }
 

@@ -12,7 +12,10 @@ import VouchTestSupport
         let never = Latch()
         defer { never.open() }
         await #expect(throws: DeadlineExceeded.self) {
-            try await withDeadline(seconds: 0.2) { await never.waitIgnoringCancellation(); return "late" }
+            try await withDeadline(seconds: 0.2) {
+                await never.waitIgnoringCancellation()
+                return "late"
+            }
         }
     }
 
@@ -20,12 +23,19 @@ import VouchTestSupport
         let never = Latch(), started = Latch()
         defer { never.open() }
         let waiting = Task {
-            try await withDeadline(seconds: 3_600) { started.open(); await never.waitIgnoringCancellation(); return "late" }
+            try await withDeadline(seconds: 3_600) {
+                started.open()
+                await never.waitIgnoringCancellation()
+                return "late"
+            }
         }
         try await started.wait()
         waiting.cancel()
         let outcome = try await Deadline.run(seconds: 120) { await waiting.result }
-        guard case .failure(let error) = outcome else { Issue.record("a cancelled wait returned \(outcome)"); return }
+        guard case .failure(let error) = outcome else {
+            Issue.record("a cancelled wait returned \(outcome)")
+            return
+        }
         #expect(error is CancellationError)
     }
 

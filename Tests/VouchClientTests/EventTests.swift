@@ -16,7 +16,7 @@ import VouchClient
             try await bed.admin.revokeSessions(of: "alice", appID: bed.appID)
             _ = try await client.currentUserFromServer()
             try await client.deauthenticate()
-            try await client.connect(userID: "bob")   // after a deauthentication: one more event
+            try await client.connect(userID: "bob")  // after a deauthentication: one more event
 
             let seen = try await first.events()
             #expect(try await second.events() == seen)
@@ -28,8 +28,11 @@ import VouchClient
                 case .storedSessionDiscarded: "discarded"
                 }
             }
-            #expect(names == ["authenticated alice", "challenge session_revoked", "deauthenticated alice",
-                              "authenticated alice", "deauthenticated alice", "authenticated bob"])
+            #expect(
+                names == [
+                    "authenticated alice", "challenge session_revoked", "deauthenticated alice",
+                    "authenticated alice", "deauthenticated alice", "authenticated bob",
+                ])
             try await delegate.reachedCount.wait()
             #expect(delegate.calls == names)
             withExtendedLifetime(delegate) {}

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VouchClient
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The session survives a restart; an unreadable store is never mistaken for "signed out".
@@ -39,7 +39,10 @@ import Glibc
             let recorder = EventRecorder(second, count: 1)
             #expect(try await second.authenticatedUser() == nil)
             let events = try await recorder.events()
-            guard case .storedSessionDiscarded(let reason) = events.first else { Issue.record("not reported: \(events)"); return }
+            guard case .storedSessionDiscarded(let reason) = events.first else {
+                Issue.record("not reported: \(events)")
+                return
+            }
             #expect(reason.contains("corrupt"))
             // Without a session no user's data may stay behind.
             #expect(!FileManager.default.fileExists(atPath: container.path))
@@ -65,7 +68,10 @@ import Glibc
                 _ = try await second.authenticatedUser()
                 Issue.record("an unreadable store was taken for a signed-out user")
             } catch let error as VouchClientError {
-                guard error.kind == .credentialStoreUnavailable, let message = error.message else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .credentialStoreUnavailable, let message = error.message else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(!message.isEmpty)
             }
             await #expect(throws: VouchClientError.self) { try await second.requestAuthenticationNonce() }

@@ -27,12 +27,16 @@ import Testing
     }
 
     @Test func onlyFixableFailuresAreRetried() {
-        let retried: [VouchClientError] = [.network(message: "x"), .serverUnavailable(status: 503), .rateLimited(retryAfterSeconds: 1),
-                                           .tokenProviderFailed(message: "x"), .tokenProviderTimedOut(seconds: 1), rejection("eit_nonce_not_found")]
-        let final: [VouchClientError] = [rejection("eit_signature_verification_failed"), rejection("eit_key_not_found"),
-                                         rejection("eit_provider_not_bound_to_app"), rejection("eit_user_suspended"),
-                                         rejection("eit_malformed_json"), rejection("eit_expired"), .superseded,
-                                         .invalidAppID(message: "x"), .alreadyAuthenticated(userID: "a")]
+        let retried: [VouchClientError] = [
+            .network(message: "x"), .serverUnavailable(status: 503), .rateLimited(retryAfterSeconds: 1),
+            .tokenProviderFailed(message: "x"), .tokenProviderTimedOut(seconds: 1), rejection("eit_nonce_not_found"),
+        ]
+        let final: [VouchClientError] = [
+            rejection("eit_signature_verification_failed"), rejection("eit_key_not_found"),
+            rejection("eit_provider_not_bound_to_app"), rejection("eit_user_suspended"),
+            rejection("eit_malformed_json"), rejection("eit_expired"), .superseded,
+            .invalidAppID(message: "x"), .alreadyAuthenticated(userID: "a"),
+        ]
         for error in retried { #expect(VouchClient.isWorthRetrying(error), "\(error)") }
         for error in final { #expect(!VouchClient.isWorthRetrying(error), "\(error)") }
     }

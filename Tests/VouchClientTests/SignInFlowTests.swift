@@ -33,15 +33,20 @@ import VouchClient
             let nonce = try #require(try await client.requestAuthenticationNonce())
             // The same nonce offered to another app is unknown there (PROTOCOL §3, bound nonces).
             let otherApp = try await bed.admin.call("POST", "admin/apps", ["name": "Other"]).string("id")
-            let other = try VouchClient(serverURL: bed.serverURL, appID: otherApp, configuration: .init(
-                storageDirectory: bed.scratch.appendingPathComponent("other"),
-                credentialStore: FileCredentialStore(directory: bed.scratch.appendingPathComponent("other"))))
+            let other = try VouchClient(
+                serverURL: bed.serverURL, appID: otherApp,
+                configuration: .init(
+                    storageDirectory: bed.scratch.appendingPathComponent("other"),
+                    credentialStore: FileCredentialStore(directory: bed.scratch.appendingPathComponent("other"))))
             let token = try await bed.backend().identityTokenProvider("alice", nonce)
             do {
                 try await other.authenticate(identityToken: token)
                 Issue.record("a nonce bound to one app signed in to another")
             } catch let error as VouchClientError {
-                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(rejection.reason == "eit_nonce_not_found" || rejection.reason == "eit_provider_not_bound_to_app")
             }
         }
@@ -54,7 +59,10 @@ import VouchClient
                 try await client.authenticate(identityToken: "only.two")
                 Issue.record("a malformed token was accepted")
             } catch let error as VouchClientError {
-                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(rejection.knownReason == .wrongJWSPartCount)
                 #expect(!rejection.message.isEmpty)
                 let serverTime = try #require(rejection.serverTime)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VouchClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One device, several users; Sinch-style start; clock skew.
@@ -96,7 +96,10 @@ import FoundationNetworking
                 try await client.connect(userID: "alice")
                 Issue.record("an expired token was accepted")
             } catch let error as VouchClientError {
-                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(rejection.knownReason == .expired)
                 let skew = try #require(rejection.clockSkewSeconds)
                 #expect((3_300...3_900).contains(skew))
@@ -109,7 +112,10 @@ import FoundationNetworking
                 try await client.connect(userID: "alice")
                 Issue.record("a token from the future was accepted")
             } catch let error as VouchClientError {
-                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else { Issue.record("unexpected \(error)"); return }
+                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(rejection.knownReason == .notBefore)
                 let skew = try #require(rejection.clockSkewSeconds)
                 #expect((-3_900 ... -3_300).contains(skew))

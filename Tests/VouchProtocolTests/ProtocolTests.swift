@@ -5,29 +5,38 @@ import VouchTestSupport
 
 /// PROTOCOL §5.4, copied from the contract: number, reason, description.
 let contractReasonTable: [(Int, String, String)] = [
-        (1, "eit_token_too_large", "Identity token is larger than 8 KiB."),
-        (2, "eit_wrong_jws_part_count", "Invalid identity token structure: a JWS compact token has exactly three dot-separated parts."),
-        (3, "eit_malformed_base64url", "Invalid identity token structure. Should be Base64 URL encoded: canonical, with no padding, no `+` `/`, no white space, and zero unused trailing bits (so one token has exactly one spelling)."),
-        (4, "eit_malformed_json", "Invalid identity token structure: header and claims must each be one JSON object, with no duplicate names."),
-        (5, "eit_header_param_not_found", "Invalid header. Missing parameter (`data.param`)."),
-        (6, "eit_header_param_wrong_type", "Invalid header. Wrong type (`data.param`)."),
-        (7, "eit_header_param_wrong_value", "Invalid header. `typ` should be `JWT` (or `JWS`), `alg` `RS256`, `cty` `layer-eit;v=1`; any `crit` is refused."),
-        (8, "eit_key_malformed", "The Key ID you specified is malformed (`layer:///keys/` followed by something that is not a UUID)."),
-        (9, "eit_key_not_found", "Authentication Key in the `kid` field is invalid. Make sure you provide a valid Authentication Key (Should start with layer:///keys/...)."),
-        (10, "eit_key_deleted", "The Key ID you specified has been deleted. Please use a different key or create a new one."),
-        (11, "eit_key_disabled", "The Key ID you specified has been disabled. Please use a different key or create a new one."),
-        (12, "eit_signature_verification_failed", "Signature verification failed: the token was signed by a different private key than the one named in `kid`."),
-        (13, "eit_claim_not_found", "Invalid claim. Missing value (`data.claim`)."),
-        (14, "eit_claim_wrong_type", "Invalid claim. Wrong value type (`data.claim`): `iat`/`exp` are integers, the rest strings."),
-        (15, "eit_claim_wrong_value", "Invalid claim value (`data.claim`): empty or over-long user id, control characters, fields over their limits (names 128 bytes, avatar_url 1024)."),
-        (16, "eit_provider_not_found", "A valid Provider ID should be set in the `iss` field (it must be the provider that owns the key)."),
-        (17, "eit_provider_not_bound_to_app", "This Provider ID found in the `iss` field is not bound to a valid Application."),
-        (18, "eit_expired", "Token expired. Check your expiration timestamp found in the `exp` field."),
-        (19, "eit_not_before", "This identity token can not be used before the `iat` timestamp (mention milliseconds when `iat` looks like it is in ms)."),
-        (20, "eit_ttl_too_short", "(Sinch profile) `exp − iat` is under 60 seconds."),
-        (21, "eit_nonce_not_found", "Nonce not found or has expired (also: already used)."),
-        (22, "eit_nonce_replayed", "(Sinch profile) This nonce was already used."),
-        (23, "eit_user_suspended", "Provided User ID found in the `prn` field has been blacklisted."),
+    (1, "eit_token_too_large", "Identity token is larger than 8 KiB."),
+    (2, "eit_wrong_jws_part_count", "Invalid identity token structure: a JWS compact token has exactly three dot-separated parts."),
+    (
+        3, "eit_malformed_base64url",
+        "Invalid identity token structure. Should be Base64 URL encoded: canonical, with no padding, no `+` `/`, no white space, and zero unused trailing bits (so one token has exactly one spelling)."
+    ),
+    (4, "eit_malformed_json", "Invalid identity token structure: header and claims must each be one JSON object, with no duplicate names."),
+    (5, "eit_header_param_not_found", "Invalid header. Missing parameter (`data.param`)."),
+    (6, "eit_header_param_wrong_type", "Invalid header. Wrong type (`data.param`)."),
+    (7, "eit_header_param_wrong_value", "Invalid header. `typ` should be `JWT` (or `JWS`), `alg` `RS256`, `cty` `layer-eit;v=1`; any `crit` is refused."),
+    (8, "eit_key_malformed", "The Key ID you specified is malformed (`layer:///keys/` followed by something that is not a UUID)."),
+    (
+        9, "eit_key_not_found",
+        "Authentication Key in the `kid` field is invalid. Make sure you provide a valid Authentication Key (Should start with layer:///keys/...)."
+    ),
+    (10, "eit_key_deleted", "The Key ID you specified has been deleted. Please use a different key or create a new one."),
+    (11, "eit_key_disabled", "The Key ID you specified has been disabled. Please use a different key or create a new one."),
+    (12, "eit_signature_verification_failed", "Signature verification failed: the token was signed by a different private key than the one named in `kid`."),
+    (13, "eit_claim_not_found", "Invalid claim. Missing value (`data.claim`)."),
+    (14, "eit_claim_wrong_type", "Invalid claim. Wrong value type (`data.claim`): `iat`/`exp` are integers, the rest strings."),
+    (
+        15, "eit_claim_wrong_value",
+        "Invalid claim value (`data.claim`): empty or over-long user id, control characters, fields over their limits (names 128 bytes, avatar_url 1024)."
+    ),
+    (16, "eit_provider_not_found", "A valid Provider ID should be set in the `iss` field (it must be the provider that owns the key)."),
+    (17, "eit_provider_not_bound_to_app", "This Provider ID found in the `iss` field is not bound to a valid Application."),
+    (18, "eit_expired", "Token expired. Check your expiration timestamp found in the `exp` field."),
+    (19, "eit_not_before", "This identity token can not be used before the `iat` timestamp (mention milliseconds when `iat` looks like it is in ms)."),
+    (20, "eit_ttl_too_short", "(Sinch profile) `exp − iat` is under 60 seconds."),
+    (21, "eit_nonce_not_found", "Nonce not found or has expired (also: already used)."),
+    (22, "eit_nonce_replayed", "(Sinch profile) This nonce was already used."),
+    (23, "eit_user_suspended", "Provided User ID found in the `prn` field has been blacklisted."),
 ]
 
 /// PROTOCOL §2 (and §3 for `service_unavailable`, code 1): code, id, HTTP status.
@@ -114,17 +123,20 @@ struct ErrorBodyTests {
 
     @Test("ErrorBody encodes to Layer's shape")
     func shape() throws {
-        let body = ErrorBody(.invalidProperty, message: RejectionReason.expired.message, data: [
-            "property": "identity_token", "reason": "eit_expired", "server_time": 1_700_000_000,
-        ])
+        let body = ErrorBody(
+            .invalidProperty, message: RejectionReason.expired.message,
+            data: [
+                "property": "identity_token", "reason": "eit_expired", "server_time": 1_700_000_000,
+            ])
         #expect(body.id == "invalid_property")
         #expect(body.code == 105)
         #expect(body.kind == .invalidProperty)
-        #expect(try wireJSON(body) == """
-            {"code":105,"data":{"property":"identity_token","reason":"eit_expired","server_time":1700000000},\
-            "id":"invalid_property","message":"Token expired. Check your expiration timestamp found in the `exp` field.",\
-            "url":"https://vouch.dev/docs/errors#invalid_property"}
-            """)
+        #expect(
+            try wireJSON(body) == """
+                {"code":105,"data":{"property":"identity_token","reason":"eit_expired","server_time":1700000000},\
+                "id":"invalid_property","message":"Token expired. Check your expiration timestamp found in the `exp` field.",\
+                "url":"https://vouch.dev/docs/errors#invalid_property"}
+                """)
         let decoded = try JSONDecoder().decode(ErrorBody.self, from: Data(try wireJSON(body).utf8))
         #expect(decoded == body)
 
@@ -144,13 +156,15 @@ struct ErrorBodyTests {
 struct MessageShapeTests {
     @Test("Identity encodes absent fields as null")
     func identityNulls() throws {
-        #expect(try wireJSON(Identity(userID: "alice")) == """
-            {"avatar_url":null,"display_name":null,"first_name":null,"id":"layer:///identities/alice","last_name":null,"user_id":"alice"}
-            """)
+        #expect(
+            try wireJSON(Identity(userID: "alice")) == """
+                {"avatar_url":null,"display_name":null,"first_name":null,"id":"layer:///identities/alice","last_name":null,"user_id":"alice"}
+                """)
         let full = Identity(userID: "a b/c", displayName: "D", firstName: "F", lastName: "L", avatarURL: "https://x/y")
-        #expect(try wireJSON(full) == """
-            {"avatar_url":"https://x/y","display_name":"D","first_name":"F","id":"layer:///identities/a%20b%2Fc","last_name":"L","user_id":"a b/c"}
-            """)
+        #expect(
+            try wireJSON(full) == """
+                {"avatar_url":"https://x/y","display_name":"D","first_name":"F","id":"layer:///identities/a%20b%2Fc","last_name":"L","user_id":"a b/c"}
+                """)
         #expect(try JSONDecoder().decode(Identity.self, from: Data(try wireJSON(full).utf8)) == full)
         let decoded = try JSONDecoder().decode(Identity.self, from: Data(#"{"id":"layer:///identities/x","user_id":"x"}"#.utf8))
         #expect(decoded == Identity(userID: "x"))
@@ -178,7 +192,8 @@ struct MessageShapeTests {
 
     @Test("session and nonce responses use snake_case names")
     func otherShapes() throws {
-        #expect(try wireJSON(NonceResponse(nonce: "n", expiresAt: "2023-11-14T22:13:20Z"))
+        #expect(
+            try wireJSON(NonceResponse(nonce: "n", expiresAt: "2023-11-14T22:13:20Z"))
                 == #"{"expires_at":"2023-11-14T22:13:20Z","nonce":"n"}"#)
         #expect(try wireJSON(CreateSessionRequest(identityToken: "t", appID: "a")) == #"{"app_id":"a","identity_token":"t"}"#)
         let missing = try JSONDecoder().decode(CreateSessionRequest.self, from: Data("{}".utf8))
@@ -222,15 +237,19 @@ struct LayerIDTests {
         #expect(LayerID.parseUUID(Self.lower[...]) == Self.uuid)
     }
 
-    @Test("garbage and ids of another kind do not parse", arguments: [
-        "", "layer:///apps/", "layer:///apps/xyz", "layer:///apps/" + LayerIDTests.lower + "x", "layer:///apps//" + LayerIDTests.lower,
-        "layer:///providers/" + LayerIDTests.lower, "layer:///keys/" + LayerIDTests.lower, "LAYER:///APPS/" + LayerIDTests.lower, "layer://apps/" + LayerIDTests.lower,
-        "{" + LayerIDTests.lower + "}", LayerIDTests.lower.replacingOccurrences(of: "-", with: ""), " " + LayerIDTests.lower, LayerIDTests.lower + " ", LayerIDTests.lower + "\n",
-        "0b6b0c3e-4f0a-4e53-9a53-1d2f1c8f0a0g", "0b6b0c3e_4f0a_4e53_9a53_1d2f1c8f0a01", "0b6b0c3e-4f0a-4e53-9a531d2f1c8f0a01-",
-        "../../etc/passwd", "' OR 1=1 --",
-        // Shapes Foundation's lenient scanner would take for a UUID.
-        "7e05c1f4-eb61-4811-9158-46445a-9bec6", "80b71290-fd89-499c-bf85-6ef09a56c 7b", "08a45f40-02c1-4a2b-a98f-0xb291c7a35a",
-    ])
+    @Test(
+        "garbage and ids of another kind do not parse",
+        arguments: [
+            "", "layer:///apps/", "layer:///apps/xyz", "layer:///apps/" + LayerIDTests.lower + "x", "layer:///apps//" + LayerIDTests.lower,
+            "layer:///providers/" + LayerIDTests.lower, "layer:///keys/" + LayerIDTests.lower, "LAYER:///APPS/" + LayerIDTests.lower,
+            "layer://apps/" + LayerIDTests.lower,
+            "{" + LayerIDTests.lower + "}", LayerIDTests.lower.replacingOccurrences(of: "-", with: ""), " " + LayerIDTests.lower, LayerIDTests.lower + " ",
+            LayerIDTests.lower + "\n",
+            "0b6b0c3e-4f0a-4e53-9a53-1d2f1c8f0a0g", "0b6b0c3e_4f0a_4e53_9a53_1d2f1c8f0a01", "0b6b0c3e-4f0a-4e53-9a531d2f1c8f0a01-",
+            "../../etc/passwd", "' OR 1=1 --",
+            // Shapes Foundation's lenient scanner would take for a UUID.
+            "7e05c1f4-eb61-4811-9158-46445a-9bec6", "80b71290-fd89-499c-bf85-6ef09a56c 7b", "08a45f40-02c1-4a2b-a98f-0xb291c7a35a",
+        ])
     func refused(text: String) {
         #expect(LayerID.parseApp(text) == nil)
     }
@@ -264,9 +283,11 @@ struct JSONNumberTests {
 
     @Test("integerValue agrees with Int64(literal) at the edges")
     func edges() {
-        let literals = ["0", "-0", "+0", "7", "-7", "+7", "1700000000", "9223372036854775807", "9223372036854775808",
-                        "-9223372036854775808", "-9223372036854775809", "99999999999999999999", "", "-", "+", "--1",
-                        "+-1", "1-", "1.0", "1e9", "1E9", "12a", " 1", "1 ", "0x10", "٣", "00012", "-00"]
+        let literals = [
+            "0", "-0", "+0", "7", "-7", "+7", "1700000000", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775808", "-9223372036854775809", "99999999999999999999", "", "-", "+", "--1",
+            "+-1", "1-", "1.0", "1e9", "1E9", "12a", " 1", "1 ", "0x10", "٣", "00012", "-00",
+        ]
         for literal in literals {
             #expect(JSONNumber(literal: literal).integerValue == Self.reference(literal), "\(literal)")
         }
@@ -279,10 +300,12 @@ struct JSONNumberTests {
         let alphabet = Array("0123456789-+.eE a")
         for _ in 0..<500 {
             let length = Int.random(in: 0...21, using: &generator)
-            let literal = String((0..<length).map { _ in
-                Int.random(in: 0..<4, using: &generator) == 0 ? alphabet.randomElement(using: &generator)!
-                    : Character(String(Int.random(in: 0...9, using: &generator)))
-            })
+            let literal = String(
+                (0..<length).map { _ in
+                    Int.random(in: 0..<4, using: &generator) == 0
+                        ? alphabet.randomElement(using: &generator)!
+                        : Character(String(Int.random(in: 0...9, using: &generator)))
+                })
             #expect(JSONNumber(literal: literal).integerValue == Self.reference(literal), "\(literal)")
         }
     }

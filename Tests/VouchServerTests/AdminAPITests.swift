@@ -120,9 +120,10 @@ struct AdminAPITests {
             // A token naming a re-enabled key works again; a disabled key is refused at once.
             let disabledPath = "/admin/keys/\(Fixture.bare(fixture.disabledKey.id))"
             #expect(try await server.request(.PATCH, disabledPath, body: #"{"status":"active"}"#, admin: true).status == 200)
-            let token = try fixture.layerToken(header: fixture.layerHeader(kid: fixture.disabledKey.id),
-                                               claims: fixture.layerClaims(nonce: try await server.nonce(), now: server.clock.now),
-                                               signedWith: fixture.disabledKey.privateKey)
+            let token = try fixture.layerToken(
+                header: fixture.layerHeader(kid: fixture.disabledKey.id),
+                claims: fixture.layerClaims(nonce: try await server.nonce(), now: server.clock.now),
+                signedWith: fixture.disabledKey.privateKey)
             #expect(try await fixture.signIn(token).status == 201)
         }
     }
@@ -134,8 +135,10 @@ struct AdminAPITests {
             let path = "/admin/providers/\(Fixture.bare(fixture.providerID))/keys"
             let pair = try RSAKeyPair.generate()
             let small = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024)).publicKey.pemRepresentation
-            for body in [["public_key": "garbage"], ["public_key": pair.privateKeyPEM], ["public_key": small],
-                         ["public_key": pair.publicKeyPEM, "generate": true] as [String: Any]] {
+            for body in [
+                ["public_key": "garbage"], ["public_key": pair.privateKeyPEM], ["public_key": small],
+                ["public_key": pair.publicKeyPEM, "generate": true] as [String: Any],
+            ] {
                 let answer = try await server.post(path, body, admin: true)
                 #expect(answer.status == 422, "\(answer.text)")
                 #expect(answer.json["id"] as? String == "invalid_property")
@@ -265,12 +268,15 @@ struct AdminAPITests {
             let now = server.clock.now
             let nonce = try await server.nonce()
             // Written by hand: a JSON library would normalise the very literals under test.
-            let claims = #"{"iss":"\#(fixture.providerID)","prn":"alice","iat":\#(now).0,"exp":\#(now + 60)e0,"#
+            let claims =
+                #"{"iss":"\#(fixture.providerID)","prn":"alice","iat":\#(now).0,"exp":\#(now + 60)e0,"#
                 + #""nce":"\#(nonce)","n":[1.50,-0,12345678901234567890123]}"#
-            let token = try Fixture.sign(headerJSON: Fixture.json(fixture.layerHeader()), claimsJSON: claims,
-                                         with: fixture.activeKey.privateKey)
-            let answer = try await server.post("/admin/tools/validate-identity-token",
-                                               ["identity_token": token, "app_id": fixture.appID], admin: true)
+            let token = try Fixture.sign(
+                headerJSON: Fixture.json(fixture.layerHeader()), claimsJSON: claims,
+                with: fixture.activeKey.privateKey)
+            let answer = try await server.post(
+                "/admin/tools/validate-identity-token",
+                ["identity_token": token, "app_id": fixture.appID], admin: true)
             #expect(answer.status == 200)
             let reasons = (answer.json["reasons"] as? [[String: Any]] ?? [])
             #expect(reasons.first?["reason"] as? String == "eit_claim_wrong_type")

@@ -27,8 +27,10 @@ struct AdminAreaTests {
                     #expect(response.status == .forbidden, "\(authorization ?? "no header")")
                 }
             }
-            try await client.execute(uri: "/admin/added-later", method: .get,
-                                     headers: [.authorization: "bearer the-admin-token"]) { response in
+            try await client.execute(
+                uri: "/admin/added-later", method: .get,
+                headers: [.authorization: "bearer the-admin-token"]
+            ) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body) == "true")
             }

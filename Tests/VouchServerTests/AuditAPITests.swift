@@ -65,11 +65,12 @@ struct AuditAPITests {
             _ = try await server.post("/admin/apps", ["name": "Intruder"])
 
             let entries = try await Self.allEntries(server)
-            #expect(entries.map(\.action) == [
-                "app.create", "app.update", "provider.create", "provider.bind", "provider.unbind", "key.create",
-                "key.disable", "key.enable", "key.delete", "key.enable", "key.delete", "secret.create", "secret.revoke",
-                "user.suspend", "user.unsuspend", "user.revoke_sessions",
-            ])
+            #expect(
+                entries.map(\.action) == [
+                    "app.create", "app.update", "provider.create", "provider.bind", "provider.unbind", "key.create",
+                    "key.disable", "key.enable", "key.delete", "key.enable", "key.delete", "secret.create", "secret.revoke",
+                    "user.suspend", "user.unsuspend", "user.revoke_sessions",
+                ])
             #expect(entries.map(\.outcome) == Array(repeating: "ok", count: 9) + ["conflict", "not_found"] + Array(repeating: "ok", count: 5))
             #expect(entries.allSatisfy { $0.actor == "api" && $0.kind == "admin" && $0.count == 1 })
             #expect(entries.allSatisfy { Timestamp.parse($0.at) == server.clock.now })
@@ -109,11 +110,14 @@ struct AuditAPITests {
                 #expect(try await fixture.signIn(expired).status == 422)
             }
             // A user id no app would issue: refused, and not a byte of it kept.
-            let hostile = try fixture.layerToken(claims: fixture.layerClaims(user: "mallory\u{1B}[31m" + String(repeating: "x", count: 500),
-                                                                             nonce: try await server.nonce(), now: server.clock.now))
+            let hostile = try fixture.layerToken(
+                claims: fixture.layerClaims(
+                    user: "mallory\u{1B}[31m" + String(repeating: "x", count: 500),
+                    nonce: try await server.nonce(), now: server.clock.now))
             #expect(try await fixture.signIn(hostile).status == 422)
-            let forged = try fixture.layerToken(claims: fixture.layerClaims(nonce: try await server.nonce(), now: server.clock.now),
-                                                signedWith: fixture.unboundKey.privateKey)
+            let forged = try fixture.layerToken(
+                claims: fixture.layerClaims(nonce: try await server.nonce(), now: server.clock.now),
+                signedWith: fixture.unboundKey.privateKey)
             for _ in 0..<3 {
                 #expect(try await fixture.signIn(forged, app: fixture.otherAppID).status == 422)
             }
@@ -165,8 +169,9 @@ struct AuditAPITests {
             var cursor: String?
             var pages = 0
             repeat {
-                let answer = try await server.request(.GET, "/admin/audit?action=app.create&limit=3" + (cursor.map { "&before=\($0)" } ?? ""),
-                                                      admin: true)
+                let answer = try await server.request(
+                    .GET, "/admin/audit?action=app.create&limit=3" + (cursor.map { "&before=\($0)" } ?? ""),
+                    admin: true)
                 let page = try answer.decode(AuditPageResponse.self)
                 #expect(page.events.count <= 3)
                 seen += page.events.map(\.id)
@@ -229,8 +234,9 @@ struct AuditAPITests {
             #expect(try await fixture.signIn(stale).status == 422)
             #expect(try await server.request(.GET, keyPath, admin: true).json["last_verified_at"] as? String == verifiedAt)
             _ = try await fixture.signedInSession()
-            #expect(try await server.request(.GET, keyPath, admin: true).json["last_verified_at"] as? String
-                == Timestamp.rfc3339(server.clock.now))
+            #expect(
+                try await server.request(.GET, keyPath, admin: true).json["last_verified_at"] as? String
+                    == Timestamp.rfc3339(server.clock.now))
         }
     }
 

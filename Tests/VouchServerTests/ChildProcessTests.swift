@@ -3,7 +3,7 @@ import Testing
 import VouchTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The spawner every process test relies on (`ChildProcess`, instead of Foundation's `Process`).
@@ -11,9 +11,10 @@ import Glibc
 struct ChildProcessTests {
     @Test("exit status, standard input and output, working directory and environment reach the child")
     func basics() async throws {
-        let ran = try await ChildProcess.run(executable: "/bin/sh", arguments: ["-c", "read line; echo \"$line $VOUCH_CHILD_TEST $(pwd)\"; echo oops >&2; exit 3"],
-                                             environment: ["VOUCH_CHILD_TEST": "seen", "PATH": "/usr/bin:/bin"],
-                                             directory: "/tmp", standardInput: "hello\n")
+        let ran = try await ChildProcess.run(
+            executable: "/bin/sh", arguments: ["-c", "read line; echo \"$line $VOUCH_CHILD_TEST $(pwd)\"; echo oops >&2; exit 3"],
+            environment: ["VOUCH_CHILD_TEST": "seen", "PATH": "/usr/bin:/bin"],
+            directory: "/tmp", standardInput: "hello\n")
         #expect(ran.termination == .exited(3))
         #expect(ran.stdout == "hello seen /tmp\n")
         #expect(ran.stderr == "oops\n")

@@ -120,8 +120,9 @@ struct ClientAPITests {
             #expect(try await server.request(.PATCH, path, body: #"{"suspended":true}"#, admin: true).status == 200)
             #expect(try await reason(["Authorization": "Bearer \(suspended)"]) == "user_suspended")
             #expect(try await server.request(.PATCH, path, body: #"{"suspended":false}"#, admin: true).status == 200)
-            #expect(try await reason(["Authorization": "Bearer \(suspended)"]) == "session_revoked",
-                    "lifting a suspension does not bring its ended sessions back")
+            #expect(
+                try await reason(["Authorization": "Bearer \(suspended)"]) == "session_revoked",
+                "lifting a suspension does not bring its ended sessions back")
 
             let expiring = try await fixture.signedInSession(user: "dave")
             server.clock.advance(by: 2_592_000)
@@ -147,8 +148,9 @@ struct ClientAPITests {
     /// Also with the SQLite store's read connections (inline, as `vouch serve` runs them, and
     /// queued), so the look-ups on one connection and the session's transaction on another still
     /// admit one.
-    @Test("one nonce, twenty concurrent sign-ins: exactly one session",
-          arguments: [SQLiteReadConnection.never, .inline, .always])
+    @Test(
+        "one nonce, twenty concurrent sign-ins: exactly one session",
+        arguments: [SQLiteReadConnection.never, .inline, .always])
     func concurrentSingleUseNonce(readConnection: SQLiteReadConnection) async throws {
         try await LiveServer.run(readConnection: readConnection) { server in
             let fixture = try await Fixture.make(server)
@@ -189,8 +191,9 @@ struct ClientAPITests {
     func sessionTTL() async throws {
         try await LiveServer.run { server in
             let fixture = try await Fixture.make(server)
-            let patch = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))",
-                                                 body: #"{"session_ttl_seconds":30}"#, admin: true)
+            let patch = try await server.request(
+                .PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))",
+                body: #"{"session_ttl_seconds":30}"#, admin: true)
             #expect(patch.status == 200)
             let token = try fixture.layerToken(claims: fixture.layerClaims(nonce: try await server.nonce(), now: server.clock.now))
             let answer = try await fixture.signIn(token)

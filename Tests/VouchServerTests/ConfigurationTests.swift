@@ -44,8 +44,9 @@ struct ConfigurationTests {
             var configuration = ServerConfiguration(port: 0, adminToken: "t")
             configuration.auditRetentionDays = 100_000
             await #expect(throws: ConfigurationError(field: "auditRetentionDays", accepted: "1…3650 days")) {
-                _ = try await VouchServer.makeApplication(configuration: configuration, store: store,
-                                                          logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+                _ = try await VouchServer.makeApplication(
+                    configuration: configuration, store: store,
+                    logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             }
             try await store.close()
         }

@@ -170,8 +170,11 @@ struct ConnectionTests {
             let framings = [
                 ("Content-Length", "Content-Length: \(body.utf8.count)\r\n\r\n" + body),
                 ("chunked", "Transfer-Encoding: chunked\r\n\r\n\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"),
-                ("chunked in two", "Transfer-Encoding: chunked\r\n\r\n5\r\n\(body.prefix(5))\r\n"
-                    + "\(String(body.utf8.count - 5, radix: 16))\r\n\(body.dropFirst(5))\r\n0\r\n\r\n"),
+                (
+                    "chunked in two",
+                    "Transfer-Encoding: chunked\r\n\r\n5\r\n\(body.prefix(5))\r\n"
+                        + "\(String(body.utf8.count - 5, radix: 16))\r\n\(body.dropFirst(5))\r\n0\r\n\r\n"
+                ),
             ]
             for (name, framing) in framings {
                 let connection = try RawConnection(port: server.port)
@@ -198,7 +201,11 @@ struct ConnectionTests {
                 ("target of 100 KB", "GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
                 ("header of 10 KB", "GET /health HTTP/1.1\r\nHost: x\r\nX-A: \(String(repeating: "a", count: 10_000))\r\n\r\n", 431, "headers_too_large"),
                 ("200 headers", "GET /health HTTP/1.1\r\nHost: x\r\n" + (0..<200).map { "X-\($0): v\r\n" }.joined() + "\r\n", 431, "headers_too_large"),
-                ("40 KB of headers", "GET /health HTTP/1.1\r\nHost: x\r\n" + (0..<10).map { "X-\($0): \(String(repeating: "b", count: 4000))\r\n" }.joined() + "\r\n", 431, "headers_too_large"),
+                (
+                    "40 KB of headers",
+                    "GET /health HTTP/1.1\r\nHost: x\r\n" + (0..<10).map { "X-\($0): \(String(repeating: "b", count: 4000))\r\n" }.joined() + "\r\n", 431,
+                    "headers_too_large"
+                ),
                 ("not HTTP", "HELLO\r\n\r\n", 400, "invalid_request"),
             ]
             for (name, request, status, id) in shapes {

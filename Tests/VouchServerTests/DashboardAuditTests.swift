@@ -24,8 +24,9 @@ struct DashboardAuditTests {
             let providerID = String(provider.split(separator: "/").last ?? "")
             #expect(try await browser.post(provider + "/bind", [("csrf", csrf), ("app", app.id.lowercased)]).status == 303)
             #expect(try await browser.post(provider + "/unbind", [("csrf", csrf), ("app", app.id.lowercased)]).status == 303)
-            #expect(try await browser.post(provider + "/keys", [("csrf", csrf), ("public_key", try RSAKeyPair.generate().publicKeyPEM)])
-                .status == 303)
+            #expect(
+                try await browser.post(provider + "/keys", [("csrf", csrf), ("public_key", try RSAKeyPair.generate().publicKeyPEM)])
+                    .status == 303)
             let providerUUID = try #require(LayerID.parseUUID(providerID))
             let key = try #require(try await server.store.keys(ofProvider: providerUUID).first)
             let keyPath = "/dashboard/keys/\(key.id.lowercased)"
@@ -46,11 +47,12 @@ struct DashboardAuditTests {
             #expect(try await browser.post("/dashboard/sign-out", [("csrf", csrf)]).status == 303)
 
             let entries = try await server.store.auditEntries(AuditQuery(limit: 100)).reversed().map(\.entry)
-            #expect(entries.map(\.action) == [
-                "dashboard.sign_in", "app.create", "app.update", "app.update", "provider.create", "provider.bind",
-                "provider.unbind", "key.create", "key.disable", "key.delete", "secret.create", "secret.revoke",
-                "user.suspend", "user.revoke_sessions", "dashboard.sign_out",
-            ])
+            #expect(
+                entries.map(\.action) == [
+                    "dashboard.sign_in", "app.create", "app.update", "app.update", "provider.create", "provider.bind",
+                    "provider.unbind", "key.create", "key.disable", "key.delete", "secret.create", "secret.revoke",
+                    "user.suspend", "user.revoke_sessions", "dashboard.sign_out",
+                ])
             #expect(entries.map(\.outcome) == ["ok", "ok", "ok", "http_422"] + Array(repeating: "ok", count: 11))
             let actors = Set(entries.map(\.actor))
             #expect(actors.count == 1)

@@ -8,8 +8,9 @@ import Synchronization
 /// redirects (so tests see each 303 and its `Location`).
 final class DashboardBrowser: Sendable {
     let baseURL: String
-    private let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                                    configuration: .init(redirectConfiguration: .disallow))
+    private let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow))
     private let jar = Mutex<[String: String]>([:])
 
     init(baseURL: String) { self.baseURL = baseURL }
@@ -60,8 +61,9 @@ final class DashboardBrowser: Sendable {
             let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
             setCookie(name, header.contains("Max-Age=0") ? nil : value)
         }
-        return HTTPResult(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                          body: Data(buffer: bytes))
+        return HTTPResult(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: Data(buffer: bytes))
     }
 
     /// The value of the first hidden `csrf` input on a page.

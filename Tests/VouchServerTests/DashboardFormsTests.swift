@@ -44,8 +44,9 @@ struct DashboardFormsTests {
             let again = try await browser.post(location + "/keys", [("csrf", csrf), ("public_key", pem)])
             #expect(again.status == 409)
             let key = try #require(try await server.store.keys(ofProvider: providerID).first)
-            let asJSON = try await browser.post(location + "/keys", [("csrf", csrf), ("public_key", "x")],
-                                                headers: ["Accept": "application/json"])
+            let asJSON = try await browser.post(
+                location + "/keys", [("csrf", csrf), ("public_key", "x")],
+                headers: ["Accept": "application/json"])
             #expect(asJSON.status == 422 && asJSON.json["message"] is String)
 
             let keyPath = "/dashboard/keys/\(key.id.lowercased)"

@@ -91,8 +91,12 @@ struct DashboardTests {
                 #expect(refused.header("Content-Type")?.hasPrefix("text/html") == true)
             }
             #expect(try await server.store.apps().isEmpty)
-            let created = try await browser.post("/dashboard/apps", [("csrf", DashboardBrowser.csrf(in: page) ?? ""),
-                                                                    ("name", "Chat"), ("session_ttl_seconds", "3600")])
+            let created = try await browser.post(
+                "/dashboard/apps",
+                [
+                    ("csrf", DashboardBrowser.csrf(in: page) ?? ""),
+                    ("name", "Chat"), ("session_ttl_seconds", "3600"),
+                ])
             #expect(created.status == 303)
             #expect(try await server.store.apps().map(\.name) == ["Chat"])
         }
@@ -132,10 +136,12 @@ struct DashboardTests {
             // The edit field holds the same words, and they are accepted back unchanged.
             #expect(page.text.contains(#"<input name="session_ttl_seconds" value="30 days""#), "\(page.text)")
             let path = "/dashboard/apps/\(app.id.lowercased)"
-            for (typed, seconds, shown) in [("90m", 5400, "90 minutes"), ("1 hour", 3600, "1 hour"), ("12h", 43_200, "12 hours"),
-                                            ("20s", 20, nil), ("3600", 3600, "1 hour"), ("26h", 93_600, "26 hours"),
-                                            ("1 day 2 hours 5 minutes", 93_900, "1 day 2 hours 5 minutes"),
-                                            ("30 days", 2_592_000, "30 days")] {
+            for (typed, seconds, shown) in [
+                ("90m", 5400, "90 minutes"), ("1 hour", 3600, "1 hour"), ("12h", 43_200, "12 hours"),
+                ("20s", 20, nil), ("3600", 3600, "1 hour"), ("26h", 93_600, "26 hours"),
+                ("1 day 2 hours 5 minutes", 93_900, "1 day 2 hours 5 minutes"),
+                ("30 days", 2_592_000, "30 days"),
+            ] {
                 let saved = try await browser.post(path, [("csrf", csrf), ("session_ttl_seconds", typed)])
                 guard let shown else {
                     #expect(saved.status == 422, "\(typed): below the 30 s minimum")
@@ -176,8 +182,12 @@ struct DashboardTests {
             // A token whose claims cannot verify: header and claims are still shown, literals intact.
             let header = Data(#"{"alg":"RS256","typ":"JWT","cty":"layer-eit;v=1","kid":"layer:///keys/x"}"#.utf8).base64URL
             let claims = Data(#"{"iss":"layer:///providers/x","prn":"u","iat":1700000000.0,"exp":1700000600}"#.utf8).base64URL
-            let answer = try await browser.post("/dashboard/validate", [("csrf", csrf), ("app", app.id.uuidString),
-                                                                       ("identity_token", "\(header).\(claims).c2ln")])
+            let answer = try await browser.post(
+                "/dashboard/validate",
+                [
+                    ("csrf", csrf), ("app", app.id.uuidString),
+                    ("identity_token", "\(header).\(claims).c2ln"),
+                ])
             #expect(answer.status == 200)
             #expect(answer.text.contains("Not valid"))
             #expect(answer.text.contains("1700000000.0"))
@@ -185,8 +195,12 @@ struct DashboardTests {
             #expect(answer.text.contains("eit_claim_wrong_type"))
             #expect(answer.text.contains("`iat`/`exp` are integers"))
             #expect(answer.text.contains("before server time"))
-            let garbage = try await browser.post("/dashboard/validate", [("csrf", csrf), ("app", app.id.uuidString),
-                                                                        ("identity_token", "<b>not a token</b>")])
+            let garbage = try await browser.post(
+                "/dashboard/validate",
+                [
+                    ("csrf", csrf), ("app", app.id.uuidString),
+                    ("identity_token", "<b>not a token</b>"),
+                ])
             #expect(garbage.text.contains("&lt;b&gt;not a token&lt;/b&gt;"))
             #expect(garbage.text.contains("class=\"reason\""))
         }

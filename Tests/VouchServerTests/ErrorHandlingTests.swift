@@ -8,9 +8,15 @@ struct ErrorHandlingTests {
     func exactBodies() async throws {
         try await LiveServer.run { server in
             let missing = try await server.post("/sessions", ["identity_token": "x"])
-            #expect(missing.text == #"{"code":104,"data":{"property":"app_id"},"id":"missing_property","message":"The property `app_id` is required.","url":"https://vouch.dev/docs/errors#missing_property"}"#)
+            #expect(
+                missing.text
+                    == #"{"code":104,"data":{"property":"app_id"},"id":"missing_property","message":"The property `app_id` is required.","url":"https://vouch.dev/docs/errors#missing_property"}"#
+            )
             let denied = try await server.request(.GET, "/admin/apps")
-            #expect(denied.text == #"{"code":101,"id":"access_denied","message":"A valid admin token is required: Authorization: Bearer <admin token>.","url":"https://vouch.dev/docs/errors#access_denied"}"#)
+            #expect(
+                denied.text
+                    == #"{"code":101,"id":"access_denied","message":"A valid admin token is required: Authorization: Bearer <admin token>.","url":"https://vouch.dev/docs/errors#access_denied"}"#
+            )
             for answer in [missing, denied] {
                 #expect(answer.header("Content-Type") == "application/json; charset=utf-8")
                 #expect(Set(answer.json.keys).isSubset(of: ["id", "code", "message", "url", "data"]))
@@ -57,15 +63,22 @@ struct ErrorHandlingTests {
                 #expect(answer.json["id"] as? String == "invalid_request")
                 #expect(answer.json["code"] as? Int == 10)
             }
-            for contentType in ["text/plain", "application/json; charset=latin1", "application/jsonx",
-                                "application/json; charset=\"utf-8", "application/json, text/plain"] {
+            for contentType in [
+                "text/plain", "application/json; charset=latin1", "application/jsonx",
+                "application/json; charset=\"utf-8", "application/json, text/plain",
+            ] {
                 let answer = try await server.request(.POST, "/sessions", body: "{}", contentType: contentType)
                 #expect(answer.status == 400, "\(contentType)")
             }
-            for contentType in ["application/json; charset=UTF-8", "Application/JSON", " application/json ;\tcharset=\"utf8\" ",
-                                "application/json; foo=bar"] {
-                #expect(try await server.request(.POST, "/sessions", body: #"{"identity_token":"x","app_id":"y"}"#,
-                                                 contentType: contentType).status == 403, "\(contentType)")
+            for contentType in [
+                "application/json; charset=UTF-8", "Application/JSON", " application/json ;\tcharset=\"utf8\" ",
+                "application/json; foo=bar",
+            ] {
+                #expect(
+                    try await server.request(
+                        .POST, "/sessions", body: #"{"identity_token":"x","app_id":"y"}"#,
+                        contentType: contentType
+                    ).status == 403, "\(contentType)")
             }
             // Wrong types of the other member, of `null` (as absent) and of the nonce body.
             let wrongApp = try await server.request(.POST, "/sessions", body: #"{"identity_token":"x","app_id":["y"]}"#)
@@ -102,8 +115,9 @@ struct ErrorHandlingTests {
             #expect(limited.header("Retry-After") == "1", "one token comes back within a second at 3/s")
             #expect(limited.data["retry_after"] as? Int == 1)
             #expect(try await server.request(.GET, "/health").status == 200, "other routes are not limited")
-            #expect(try await server.post("/sessions", ["identity_token": "x", "app_id": "y"]).status == 429,
-                    "POST /sessions shares the budget")
+            #expect(
+                try await server.post("/sessions", ["identity_token": "x", "app_id": "y"]).status == 429,
+                "POST /sessions shares the budget")
 
             server.clock.advance(by: 1)
             var refilled: [Int] = []

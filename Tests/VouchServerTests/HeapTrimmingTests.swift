@@ -7,8 +7,8 @@ struct HeapTrimmingTests {
     func appliesUnlessTheEnvironmentChose() {
         #expect(HeapTrimming.apply(environment: [HeapTrimming.environmentVariable: "131072"]) == nil)
         #if canImport(Glibc)
-        // mallopt answers 1 only when it accepted the setting: the symbol was found and called.
-        #expect(HeapTrimming.apply(environment: [:]) == HeapTrimming.defaultThreshold)
+            // mallopt answers 1 only when it accepted the setting: the symbol was found and called.
+            #expect(HeapTrimming.apply(environment: [:]) == HeapTrimming.defaultThreshold)
         #endif
     }
 }

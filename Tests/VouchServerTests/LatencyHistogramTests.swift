@@ -4,8 +4,9 @@ import Testing
 @Suite("Latency histograms of our own: lock-free recording, the Prometheus text format at a scrape")
 struct LatencyHistogramTests {
     private func family() -> LatencyHistogramFamily {
-        LatencyHistogramFamily(name: "test_duration_seconds",
-                               upperBounds: [.microseconds(100), .milliseconds(1), .seconds(2.5)])
+        LatencyHistogramFamily(
+            name: "test_duration_seconds",
+            upperBounds: [.microseconds(100), .milliseconds(1), .seconds(2.5)])
     }
 
     private func text(_ family: LatencyHistogramFamily) -> String {
@@ -18,21 +19,22 @@ struct LatencyHistogramTests {
     func buckets() {
         let family = family()
         let series = family.histogram(labels: [("operation", "createSession")])
-        series.record(nanoseconds: 100_000)   // exactly the first bound: `le` is "less or equal"
+        series.record(nanoseconds: 100_000)  // exactly the first bound: `le` is "less or equal"
         series.record(nanoseconds: 100_001)
         series.record(.milliseconds(3))
-        series.record(.seconds(11))           // above every bound: +Inf only
-        series.record(nanoseconds: -5)        // a clock that stepped back: zero
-        #expect(text(family) == """
-            # TYPE test_duration_seconds histogram
-            test_duration_seconds_bucket{operation="createSession",le="0.0001"} 2
-            test_duration_seconds_bucket{operation="createSession",le="0.001"} 3
-            test_duration_seconds_bucket{operation="createSession",le="2.5"} 4
-            test_duration_seconds_bucket{operation="createSession",le="+Inf"} 5
-            test_duration_seconds_sum{operation="createSession"} 11.003200001
-            test_duration_seconds_count{operation="createSession"} 5
+        series.record(.seconds(11))  // above every bound: +Inf only
+        series.record(nanoseconds: -5)  // a clock that stepped back: zero
+        #expect(
+            text(family) == """
+                # TYPE test_duration_seconds histogram
+                test_duration_seconds_bucket{operation="createSession",le="0.0001"} 2
+                test_duration_seconds_bucket{operation="createSession",le="0.001"} 3
+                test_duration_seconds_bucket{operation="createSession",le="2.5"} 4
+                test_duration_seconds_bucket{operation="createSession",le="+Inf"} 5
+                test_duration_seconds_sum{operation="createSession"} 11.003200001
+                test_duration_seconds_count{operation="createSession"} 5
 
-            """)
+                """)
     }
 
     @Test("one series per label set, made once; escaped label values; nothing printed before any series")

@@ -14,8 +14,10 @@ private final class Capture: TextOutputStream, @unchecked Sendable {
 @Suite("LazyMetadataLogHandler")
 struct LazyMetadataLogHandlerTests {
     /// The same statements through both handlers.
-    private static func run(_ statements: (inout Logger) -> Void,
-                            provider: Logger.MetadataProvider? = nil) -> (stream: [String], lazy: [String]) {
+    private static func run(
+        _ statements: (inout Logger) -> Void,
+        provider: Logger.MetadataProvider? = nil
+    ) -> (stream: [String], lazy: [String]) {
         let streamCapture = Capture(), lazyCapture = Capture()
         var stream = Logger(label: "vouch.test") { StreamLogHandler(label: $0, stream: streamCapture, metadataProvider: provider) }
         var lazy = Logger(label: "vouch.test") {
@@ -48,12 +50,13 @@ struct LazyMetadataLogHandlerTests {
     @Test("with a metadata provider, whose keys rank between the handler's and the line's")
     func provider() {
         let provider = Logger.MetadataProvider { ["p": "provided", "b": "from provider"] }
-        let (stream, lazy) = Self.run({ logger in
-            logger[metadataKey: "b"] = "handler"
-            logger[metadataKey: "c"] = "handler"
-            logger.info("one")
-            logger.info("two", metadata: ["c": "line"])
-        }, provider: provider)
+        let (stream, lazy) = Self.run(
+            { logger in
+                logger[metadataKey: "b"] = "handler"
+                logger[metadataKey: "c"] = "handler"
+                logger.info("one")
+                logger.info("two", metadata: ["c": "line"])
+            }, provider: provider)
         #expect(stream.count == 2)
         #expect(lazy == stream)
     }

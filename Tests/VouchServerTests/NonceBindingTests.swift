@@ -34,8 +34,9 @@ struct NonceBindingTests {
             #expect(elsewhere.data["claim"] as? String == "nce")
             #expect((elsewhere.data["hint"] as? String)?.contains("another app") == true, "\(elsewhere.text)")
 
-            let validated = try await server.post("/admin/tools/validate-identity-token",
-                                                  ["identity_token": token, "app_id": fixture.otherAppID], admin: true)
+            let validated = try await server.post(
+                "/admin/tools/validate-identity-token",
+                ["identity_token": token, "app_id": fixture.otherAppID], admin: true)
             let reasons = validated.json["reasons"] as? [[String: Any]] ?? []
             #expect(reasons.map { $0["reason"] as? String } == ["eit_nonce_not_found"], "\(validated.text)")
             #expect((reasons.first?["hint"] as? String)?.contains("another app") == true, "the validation tool says why")
@@ -81,8 +82,9 @@ struct NonceBindingTests {
             let fixture = try await Self.twoAppFixture(server)
             let session = try await fixture.signedInSession()
             #expect(try await server.request(.DELETE, "/sessions/\(session)").status == 204)
-            let challenge = try await server.request(.GET, "/users/me",
-                                                     headers: ["Authorization": "Layer session-token=\"\(session)\""])
+            let challenge = try await server.request(
+                .GET, "/users/me",
+                headers: ["Authorization": "Layer session-token=\"\(session)\""])
             #expect(challenge.status == 401)
             let nonce = try #require(challenge.data["nonce"] as? String)
             let token = try fixture.layerToken(claims: fixture.layerClaims(nonce: nonce, now: server.clock.now))

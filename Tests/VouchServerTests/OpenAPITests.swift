@@ -56,8 +56,9 @@ struct OpenAPITests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-openapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path,
-                                               logger: Self.quietLogger)
+        let store = try await SQLiteStore.open(
+            path: directory.appendingPathComponent("vouch.sqlite").path,
+            logger: Self.quietLogger)
         do {
             let router = try await VouchServer.makeRouter(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: LiveServer.adminToken),
@@ -88,7 +89,8 @@ struct OpenAPITests {
         #expect(!references.isEmpty)
         for reference in references {
             let parts = reference.split(separator: "/").map(String.init)
-            #expect(parts.count == 4 && parts[0] == "#" && parts[1] == "components"
+            #expect(
+                parts.count == 4 && parts[0] == "#" && parts[1] == "components"
                     && components[parts[2]]?[parts[3]] != nil, "unresolved \(reference)")
         }
     }

@@ -3,8 +3,9 @@ import Testing
 
 /// The hardening review's process-level findings: who may read the data directory, and that no
 /// client behaviour produces an error-level log line.
-@Suite("vouch serve hardening", .serialized, .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
-       .timeLimit(.minutes(3)))
+@Suite(
+    "vouch serve hardening", .serialized, .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
+    .timeLimit(.minutes(3)))
 struct ProcessHardeningTests {
     private static func mode(_ url: URL) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
@@ -15,11 +16,13 @@ struct ProcessHardeningTests {
     func dataFilesArePrivate() async throws {
         try await ProcessScratch.with { scratch in
             let directory = scratch.url("existing")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             // A database file an earlier version left world-readable is narrowed too.
-            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("vouch.sqlite").path, contents: nil,
-                                           attributes: [.posixPermissions: 0o644])
+            _ = FileManager.default.createFile(
+                atPath: directory.appendingPathComponent("vouch.sqlite").path, contents: nil,
+                attributes: [.posixPermissions: 0o644])
             let server = try await scratch.startServer(dataDir: "existing")
             _ = try await server.makeAppAndProvider()
             for name in ["vouch.sqlite", "vouch.sqlite-wal", "vouch.sqlite-shm", "admin-token"] {
@@ -46,8 +49,9 @@ struct ProcessHardeningTests {
                 let result = try await scratch.run(["serve", "--port", "0", "--data-dir", directory.path])
                 #expect(result.exit != .exited(0), "mode \(String(mode, radix: 8)): \(result)")
                 #expect(result.stderr.contains("chmod 700"), "\(result)")
-                #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("vouch.sqlite").path),
-                        "nothing is written into a refused directory")
+                #expect(
+                    !FileManager.default.fileExists(atPath: directory.appendingPathComponent("vouch.sqlite").path),
+                    "nothing is written into a refused directory")
             }
         }
     }
@@ -57,8 +61,9 @@ struct ProcessHardeningTests {
         guard geteuid() == 0 else { return }  // only root can give a directory away; CI runs as root
         try await ProcessScratch.with { scratch in
             let directory = scratch.url("foreign")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             #expect(chown(directory.path, 65_534, 65_534) == 0)
             let result = try await scratch.run(["serve", "--port", "0", "--data-dir", directory.path])
             #expect(result.exit != .exited(0), "\(result)")
@@ -69,8 +74,10 @@ struct ProcessHardeningTests {
     @Test("no client behaviour produces an error-level log line")
     func clientMisbehaviourIsNotAnError() async throws {
         try await ProcessScratch.with { scratch in
-            let server = try await scratch.startServer(arguments: ["--log-level", "trace", "--idle-timeout", "1",
-                                                                   "--request-timeout", "2"])
+            let server = try await scratch.startServer(arguments: [
+                "--log-level", "trace", "--idle-timeout", "1",
+                "--request-timeout", "2",
+            ])
             let (app, _) = try await server.makeAppAndProvider()
             let head = "POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             let abuse = [

@@ -4,8 +4,9 @@ import VouchTokens
 
 /// Nothing secret may reach a log line: run a whole session's life at `--log-level trace` and
 /// search everything the server wrote for every secret that passed through it.
-@Suite("vouch serve logs", .serialized, .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
-       .timeLimit(.minutes(2)))
+@Suite(
+    "vouch serve logs", .serialized, .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
+    .timeLimit(.minutes(2)))
 struct ProcessLogTests {
     @Test("at trace level the server's output holds no token, secret or key")
     func noSecretsInLogs() async throws {

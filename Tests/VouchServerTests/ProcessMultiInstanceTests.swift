@@ -8,9 +8,9 @@ import VouchTestSupport
 import VouchTokens
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Two real `vouch serve` processes on one PostgreSQL database, as behind a load balancer: what
@@ -51,8 +51,10 @@ struct ProcessMultiInstanceTests {
         try await ProcessScratch.with { scratch in
             let port = try await ProcessHarness.unusedPort()
             let url = "postgres://vouch:secret-password-42@127.0.0.1:\(port)/vouch?sslmode=disable"
-            let result = try await scratch.run(["serve", "--port", "0", "--data-dir", scratch.url("d").path,
-                                                "--database", url, "--database-timeout", "1"])
+            let result = try await scratch.run([
+                "serve", "--port", "0", "--data-dir", scratch.url("d").path,
+                "--database", url, "--database-timeout", "1",
+            ])
             #expect(result.exit != .exited(0), "\(result)")
             #expect(result.stderr.contains("postgres://vouch:***@127.0.0.1:\(port)/vouch"), "\(result)")
             #expect(!result.stdout.contains("secret-password-42") && !result.stderr.contains("secret-password-42"), "\(result)")
@@ -76,8 +78,9 @@ struct ProcessMultiInstanceTests {
             }
             #expect(statuses.filter { $0.status == 201 }.count == 1, "\(statuses.map(\.status))")
             let refused = statuses.filter { $0.status != 201 }
-            #expect(refused.allSatisfy { $0.status == 422 && $0.json["data"]["reason"].string == "eit_nonce_not_found" },
-                    "\(refused.prefix(3))")
+            #expect(
+                refused.allSatisfy { $0.status == 422 && $0.json["data"]["reason"].string == "eit_nonce_not_found" },
+                "\(refused.prefix(3))")
         }
     }
 
@@ -172,7 +175,8 @@ struct ProcessMultiInstanceTests {
 
             let result = try await ProcessBurst.signIns(
                 total: 160, killAfter: 50, width: 12, through: [a, b], app: app, minter: minter,
-                stopAfterKill: false) { a.child.killNow() }
+                stopAfterKill: false
+            ) { a.child.killNow() }
             let exit = try await a.child.waitForExit(timeout: .seconds(10))
             #expect(exit == .signalled(SIGKILL), "A should have been killed part-way: \(exit)")
             #expect(result.unexpectedStatuses.isEmpty, "only 201s were expected: \(result.unexpectedStatuses)")

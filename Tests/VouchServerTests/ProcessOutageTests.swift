@@ -45,8 +45,10 @@ struct ProcessOutageTests {
     }
 
     /// A `vouch serve` on `cluster` with an app, a provider and its key, and `user` signed in.
-    private static func signedIn(_ scratch: ProcessScratch, _ cluster: ThrowawayCluster, timeout: Int,
-                                 user: String) async throws -> SignedIn {
+    private static func signedIn(
+        _ scratch: ProcessScratch, _ cluster: ThrowawayCluster, timeout: Int,
+        user: String
+    ) async throws -> SignedIn {
         let server = try await scratch.startServer(
             arguments: ["--database", cluster.url, "--database-timeout", "\(timeout)", "--rate-limit", "0"],
             adminToken: "outage-admin-token-0123456789abcdef")
@@ -132,7 +134,7 @@ struct ProcessOutageTests {
         // 3 s deadline; under the whole suite on two cores one came after 16.2 s (and 18.5 s with
         // more load), so the bound is ten deadlines, far below the test's own 3 minutes.
         let bound: Duration = .seconds(timeout * 10)
-        let nonce = try await server.nonce()   // stateless: needs no database
+        let nonce = try await server.nonce()  // stateless: needs no database
         for _ in 0..<3 {
             let started = ContinuousClock.now
             let health = try await server.request(.GET, "/health")
@@ -177,7 +179,7 @@ struct ThrowawayCluster: Sendable {
         do {
             try await cluster.script(["init", directory, "\(port)"])
         } catch {
-            await cluster.destroy()   // a cluster that did not start leaves no directory behind
+            await cluster.destroy()  // a cluster that did not start leaves no directory behind
             throw error
         }
         return cluster

@@ -5,9 +5,9 @@ import VouchProtocol
 import VouchTokens
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The built `vouch` binary as an operator runs it: real processes, real sockets, real signals,
@@ -79,13 +79,16 @@ struct ProcessTests {
             // stdout is a file here, as under systemd, docker or `vouch serve > log &`.
             let server = try await scratch.startServer()
             let printed = await ProcessWait.eventually(timeout: .seconds(2)) { server.child.stdout.contains(server.adminToken) }
-            #expect(printed, """
+            #expect(
+                printed,
+                """
                 the admin token is "shown this once", so it must reach stdout when it is generated, not when the \
                 process exits (after kill -9 it would never be shown); stdout while listening: \(server.child.stdout.debugDescription)
                 """)
             let lines = server.child.stdout.split(separator: "\n")
             if let tokenLine = lines.firstIndex(where: { $0.contains(server.adminToken) }),
-               let listening = lines.firstIndex(where: { $0.contains("listening on") }) {
+                let listening = lines.firstIndex(where: { $0.contains("listening on") })
+            {
                 #expect(tokenLine < listening, "the token is generated before the server listens: \(lines)")
             }
             try await server.child.stop()
@@ -116,8 +119,10 @@ struct ProcessTests {
     func secondServerOnOneFile() async throws {
         try await ProcessScratch.with { scratch in
             let server = try await scratch.startServer()
-            let second = try await scratch.run(["serve", "--host", "127.0.0.1", "--port", "0",
-                                                "--data-dir", scratch.url("vouch-data").path])
+            let second = try await scratch.run([
+                "serve", "--host", "127.0.0.1", "--port", "0",
+                "--data-dir", scratch.url("vouch-data").path,
+            ])
             #expect(second.exit == .exited(1), "\(second)")
             #expect(second.stderr.contains("in use by another vouch serve"), "\(second)")
             #expect(!second.stderr.contains("unavailable("), "the reason, not the error's Swift spelling: \(second)")
@@ -178,9 +183,11 @@ struct ProcessTests {
 
             // Alice signs in with a token from `vouch token mint`.
             let aliceNonce = try await server.nonce()
-            let minted = try await scratch.run(["token", "mint", "--provider-id", provider, "--key-id", activeKey,
-                                                "--private-key", activePEMFile.path, "--user-id", "alice",
-                                                "--nonce=\(aliceNonce)", "--display-name", "Alice"])
+            let minted = try await scratch.run([
+                "token", "mint", "--provider-id", provider, "--key-id", activeKey,
+                "--private-key", activePEMFile.path, "--user-id", "alice",
+                "--nonce=\(aliceNonce)", "--display-name", "Alice",
+            ])
             try #require(minted.exit == .exited(0), "\(minted)")
             let aliceSignIn = try await server.signIn(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines), app: app)
             try #require(aliceSignIn.status == 201, "\(aliceSignIn)")
@@ -250,7 +257,8 @@ struct ProcessTests {
 
             let result = try await ProcessBurst.signIns(
                 total: 200, killAfter: 60, width: 16, through: [server], app: app, minter: minter,
-                stopAfterKill: true) { server.child.killNow() }
+                stopAfterKill: true
+            ) { server.child.killNow() }
             let exit = try await server.child.waitForExit(timeout: .seconds(10))
             #expect(exit == .signalled(SIGKILL), "the server should have been killed part-way: \(exit)")
             #expect(result.unexpectedStatuses.isEmpty, "only 201s were expected before the kill: \(result.unexpectedStatuses)")
@@ -274,7 +282,9 @@ struct ProcessTests {
                 while try await group.next() != nil { checkNext() }
             }
             let missing = await lost.entries
-            #expect(missing.isEmpty, """
+            #expect(
+                missing.isEmpty,
+                """
                 \(missing.count) of \(result.sessions.count) sessions answered 201 before kill -9 do not work after the \
                 restart: \(missing.prefix(5))
                 """)
@@ -307,7 +317,8 @@ struct ProcessTests {
             let refused = try #require(limited, "40 POST /nonces were never limited: \(statuses)")
             #expect(refused.status == 429)
             #expect(statuses.count - 1 >= 2, "the burst of 2 is allowed before the first 429: \(statuses)")
-            let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) }, "Retry-After: \(String(describing: refused.header("Retry-After")))")
+            let retryAfter = try #require(
+                refused.header("Retry-After").flatMap { Int($0) }, "Retry-After: \(String(describing: refused.header("Retry-After")))")
             #expect((1...5).contains(retryAfter))
             #expect(refused.header("Content-Type")?.hasPrefix("application/json") == true)
             #expect(refused.json.keys == ["id", "code", "message", "url", "data"], "\(refused)")
@@ -348,9 +359,11 @@ struct ProcessTests {
 
             // Layer: nonce from the server → token from the IdP → session.
             let nonce = try await server.nonce()
-            let issued = try await ProcessHTTP.send(.POST, idpURL + "/identity_tokens", json: [
-                "app_id": app, "user_id": "carol", "nonce": nonce, "display_name": "Carol",
-            ])
+            let issued = try await ProcessHTTP.send(
+                .POST, idpURL + "/identity_tokens",
+                json: [
+                    "app_id": app, "user_id": "carol", "nonce": nonce, "display_name": "Carol",
+                ])
             #expect(issued.status == 201, "\(issued)")
             let identityToken = try #require(issued.json["identity_token"].string)
             let session = try await server.signIn(identityToken, app: app)
@@ -371,9 +384,11 @@ struct ProcessTests {
             // Errors, all in the IdP's own shape.
             let missingNonce = try await ProcessHTTP.send(.POST, idpURL + "/identity_tokens", json: ["app_id": app, "user_id": "carol"])
             Self.expectIdentityProviderError(missingNonce, status: 422)
-            let badAppID = try await ProcessHTTP.send(.POST, idpURL + "/identity_tokens", json: [
-                "app_id": "not-an-app", "user_id": "carol", "nonce": nonce,
-            ])
+            let badAppID = try await ProcessHTTP.send(
+                .POST, idpURL + "/identity_tokens",
+                json: [
+                    "app_id": "not-an-app", "user_id": "carol", "nonce": nonce,
+                ])
             Self.expectIdentityProviderError(badAppID, status: 422)
             let notJSON = try await ProcessHTTP.send(.POST, idpURL + "/identity_tokens", headers: [("Content-Type", "text/plain")])
             Self.expectIdentityProviderError(notJSON, status: 400)
@@ -390,9 +405,11 @@ struct ProcessTests {
             let unavailable = try await ProcessHTTP.send(.POST, plainURL + "/registration_tokens", json: ["user_id": "dave_1"])
             Self.expectIdentityProviderError(unavailable, status: 404)
             // …while /identity_tokens works as before.
-            let again = try await ProcessHTTP.send(.POST, plainURL + "/identity_tokens", json: [
-                "app_id": app, "user_id": "carol", "nonce": try await server.nonce(),
-            ])
+            let again = try await ProcessHTTP.send(
+                .POST, plainURL + "/identity_tokens",
+                json: [
+                    "app_id": app, "user_id": "carol", "nonce": try await server.nonce(),
+                ])
             #expect(again.status == 201, "\(again)")
             #expect(try await plainIdP.stop() == .exited(0))
             try await server.child.stop()
@@ -409,8 +426,10 @@ struct ProcessTests {
             let (key, pem) = try await server.generateKey(provider: provider)
             let minter = try ProcessMint.minter(privateKeyPEM: pem, provider: provider, key: key)
 
-            func validate(_ token: String, server url: String = server.baseURL,
-                          adminToken: String = server.adminToken) async throws -> ProcessCommandResult {
+            func validate(
+                _ token: String, server url: String = server.baseURL,
+                adminToken: String = server.adminToken
+            ) async throws -> ProcessCommandResult {
                 try await scratch.run(["token", "validate", token, "--server", url, "--app-id", app, "--admin-token", adminToken])
             }
 
@@ -492,8 +511,10 @@ struct ProcessTests {
         return statuses
     }
 
-    private static func expectIdentityProviderError(_ response: ProcessHTTPResponse, status: Int,
-                                                    sourceLocation: SourceLocation = #_sourceLocation) {
+    private static func expectIdentityProviderError(
+        _ response: ProcessHTTPResponse, status: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
         #expect(response.json.keys == ["error", "status"], "\(response)", sourceLocation: sourceLocation)
         #expect(response.json["status"].int == status, "\(response)", sourceLocation: sourceLocation)

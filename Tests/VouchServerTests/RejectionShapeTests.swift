@@ -20,14 +20,16 @@ struct RejectionShapeTests {
 
             // Suspended before the sign-in starts.
             _ = try await server.store.setSuspended(appID: appID, userID: "early", suspended: true, now: server.clock.now)
-            let early = try await fixture.signIn(try fixture.layerToken(
-                claims: fixture.layerClaims(user: "early", nonce: try await server.nonce(), now: server.clock.now)))
+            let early = try await fixture.signIn(
+                try fixture.layerToken(
+                    claims: fixture.layerClaims(user: "early", nonce: try await server.nonce(), now: server.clock.now)))
             #expect(early.data["reason"] as? String == "eit_user_suspended")
 
             // The suspension lands after verification, before the transaction.
             let store = InterleavingStore(base: server.store) { session in
-                _ = try await server.store.setSuspended(appID: session.appID, userID: session.userID, suspended: true,
-                                                        now: server.clock.now)
+                _ = try await server.store.setSuspended(
+                    appID: session.appID, userID: session.userID, suspended: true,
+                    now: server.clock.now)
             }
             let authenticator = Authenticator(
                 store: store, verifier: TokenVerifier(leewaySeconds: 60),
@@ -41,8 +43,9 @@ struct RejectionShapeTests {
             let rejection = APIError.rejectedToken(refusal, serverTime: serverTime)
             #expect(rejection.body.data?["reason"] == .string("eit_user_suspended"))
             #expect(rejection.body.data?["claim"] == .string("prn"))
-            #expect(rejection.body.data?["claim"] == early.data["claim"].flatMap { ($0 as? String).map(JSONValue.string) },
-                    "both paths name the same claim")
+            #expect(
+                rejection.body.data?["claim"] == early.data["claim"].flatMap { ($0 as? String).map(JSONValue.string) },
+                "both paths name the same claim")
             #expect(Set(rejection.body.data?.keys.map { $0 } ?? []) == Set(early.data.keys), "both paths carry the same members")
         }
     }

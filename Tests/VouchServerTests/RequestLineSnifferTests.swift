@@ -10,7 +10,11 @@ struct RequestLineSnifferTests {
     static func reference(_ bytes: [UInt8], longLine: Int) -> Bool {
         var length = 0, isRequestLine: Bool?, last = false
         for byte in bytes {
-            if byte == UInt8(ascii: "\n") { length = 0; isRequestLine = nil; continue }
+            if byte == UInt8(ascii: "\n") {
+                length = 0
+                isRequestLine = nil
+                continue
+            }
             length += 1
             if isRequestLine == nil {
                 if byte == UInt8(ascii: " ") { isRequestLine = true } else if byte == UInt8(ascii: ":") { isRequestLine = false }
@@ -34,8 +38,9 @@ struct RequestLineSnifferTests {
                 bytes[start..<end].withUnsafeBytes { sniffer.observe($0) }
                 start = end
             }
-            #expect(sniffer.lastLongLineWasRequestLine == Self.reference(bytes, longLine: longLine),
-                    "round \(round): \(String(decoding: bytes, as: UTF8.self).debugDescription), long line \(longLine)")
+            #expect(
+                sniffer.lastLongLineWasRequestLine == Self.reference(bytes, longLine: longLine),
+                "round \(round): \(String(decoding: bytes, as: UTF8.self).debugDescription), long line \(longLine)")
         }
     }
 

@@ -9,8 +9,9 @@ import Testing
 struct RequestLogTests {
     /// Whether lines are written is decided once from the server's level (`info` or more verbose),
     /// so the more verbose levels are held to it too.
-    @Test("one line per request with request id, route pattern, status and duration; no token",
-          arguments: [Logger.Level.info, .debug, .trace])
+    @Test(
+        "one line per request with request id, route pattern, status and duration; no token",
+        arguments: [Logger.Level.info, .debug, .trace])
     func requestLine(level: Logger.Level) async throws {
         let records = LogRecords()
         var logger = Logger(label: "vouch-request-log-test") { _ in CapturingLogHandler(records: records) }

@@ -46,7 +46,8 @@ struct RobustnessTests {
             let methods: [HTTPMethod] = [.GET, .POST, .PUT, .PATCH, .DELETE]
             let bodies = [
                 "", "{}", "[]", "null", "{\"identity_token\":null,\"app_id\":null}", "{\"name\":{\"a\":[1,2,{}]}}",
-                "{\"session_ttl_seconds\":1e400}", "{\"session_ttl_seconds\":\"30\"}", "{\"public_key\":\"-----BEGIN PUBLIC KEY-----\\nAAAA\\n-----END PUBLIC KEY-----\"}",
+                "{\"session_ttl_seconds\":1e400}", "{\"session_ttl_seconds\":\"30\"}",
+                "{\"public_key\":\"-----BEGIN PUBLIC KEY-----\\nAAAA\\n-----END PUBLIC KEY-----\"}",
                 "{\"status\":7}", "{\"suspended\":\"yes\"}", "{\"generate\":1}", String(repeating: "[", count: 20_000),
                 "{\"identity_token\":\"\(String(repeating: ".", count: 9000))\",\"app_id\":\"\(fixture.appID)\"}",
             ]
@@ -61,8 +62,9 @@ struct RobustnessTests {
                 let answer = try await server.request(method, path, body: body, admin: generator.next() % 2 == 0)
                 #expect(answer.status < 500, "\(method) \(path) \(body.prefix(80)): \(answer.status) \(answer.text)")
                 if answer.status >= 400 {
-                    #expect(answer.json["id"] is String && answer.json["code"] is Int && answer.json["message"] is String,
-                            "\(method) \(path): \(answer.text)")
+                    #expect(
+                        answer.json["id"] is String && answer.json["code"] is Int && answer.json["message"] is String,
+                        "\(method) \(path): \(answer.text)")
                 }
             }
             #expect(try await server.request(.GET, "/health").status == 200, "still healthy")

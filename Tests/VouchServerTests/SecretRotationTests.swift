@@ -65,8 +65,11 @@ struct SecretRotationTests {
             let app = Fixture.bare(fixture.appID)
             let path = "/admin/apps/\(app)/registration-secrets/\(fixture.registration.key)/revoke"
             #expect(try await server.request(.POST, "/admin/apps/\(app)/registration-secrets/\(UUID())/revoke", admin: true).status == 404)
-            #expect(try await server.request(.POST, "/admin/apps/\(Fixture.bare(fixture.otherAppID))/registration-secrets/\(fixture.registration.key)/revoke",
-                                             admin: true).status == 404, "a secret is revoked through its own app")
+            #expect(
+                try await server.request(
+                    .POST, "/admin/apps/\(Fixture.bare(fixture.otherAppID))/registration-secrets/\(fixture.registration.key)/revoke",
+                    admin: true
+                ).status == 404, "a secret is revoked through its own app")
             for grace in ["-1", "2592001", "1.5", "\"60\""] {
                 let answer = try await server.request(.POST, path, body: #"{"grace_seconds": \#(grace)}"#, admin: true)
                 #expect(answer.status == 422, "\(grace): \(answer.text)")
@@ -87,12 +90,14 @@ struct SecretRotationTests {
             let newKey = try #require(created["application_key"] as? String)
             let newSecret = try #require(created["application_secret"] as? String)
             let signIn = { (key: String, secret: String) in
-                try await fixture.signIn(try fixture.sinchToken(
-                    claims: fixture.sinchClaims(now: server.clock.now, applicationKey: key), secret: secret, issuedAt: server.clock.now))
+                try await fixture.signIn(
+                    try fixture.sinchToken(
+                        claims: fixture.sinchClaims(now: server.clock.now, applicationKey: key), secret: secret, issuedAt: server.clock.now))
             }
 
-            let graced = try await server.request(.DELETE, "/admin/apps/\(app)/registration-secrets/\(fixture.registration.key)",
-                                                  body: #"{"grace_seconds": 60}"#, admin: true)
+            let graced = try await server.request(
+                .DELETE, "/admin/apps/\(app)/registration-secrets/\(fixture.registration.key)",
+                body: #"{"grace_seconds": 60}"#, admin: true)
             #expect(graced.status == 204, "\(graced.text)")
             #expect(graced.body.isEmpty)
             #expect(try await signIn(fixture.registration.key, fixture.registration.secret).status == 201, "within the grace period")
@@ -103,8 +108,11 @@ struct SecretRotationTests {
             #expect(now.status == 204)
             #expect(try await signIn(newKey, newSecret).data["reason"] as? String == "eit_key_not_found")
             #expect(try await server.request(.DELETE, "/admin/apps/\(app)/registration-secrets/\(UUID())", admin: true).status == 404)
-            #expect(try await server.request(.DELETE, "/admin/apps/\(app)/registration-secrets/\(newKey)",
-                                             body: #"{"grace_seconds": -5}"#, admin: true).status == 422)
+            #expect(
+                try await server.request(
+                    .DELETE, "/admin/apps/\(app)/registration-secrets/\(newKey)",
+                    body: #"{"grace_seconds": -5}"#, admin: true
+                ).status == 422)
             let listed = try await server.request(.GET, "/admin/apps/\(app)/registration-secrets", admin: true).jsonArray
             #expect(listed.map { $0["status"] as? String } == ["revoked", "revoked"])
             #expect(listed.allSatisfy { $0["application_secret"] == nil && $0["revoked_at"] is String })

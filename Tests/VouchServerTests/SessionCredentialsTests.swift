@@ -9,8 +9,10 @@ struct SessionCredentialsTests {
 
     @Test("the three forms, in any ASCII case, with the white space RFC 9110 allows around them")
     func accepted() {
-        for header in ["Bearer \(token)", "bearer \(token)", "BEARER   \(token)", " \tBearer \(token)\t ",
-                       "Layer session-token=\"\(token)\"", "layer SESSION-TOKEN='\(token)'", "Layer   session-token=\"\(token)\" "] {
+        for header in [
+            "Bearer \(token)", "bearer \(token)", "BEARER   \(token)", " \tBearer \(token)\t ",
+            "Layer session-token=\"\(token)\"", "layer SESSION-TOKEN='\(token)'", "Layer   session-token=\"\(token)\" ",
+        ] {
             #expect(SessionCredentials.token(fromAuthorization: header) == token, "\(header)")
         }
     }

@@ -73,10 +73,11 @@ struct SessionTokenTests {
                 (secondLed, Array(secondLedBytes[..<8]) + Array(SHA256.hash(data: Array(secondLed.utf8)))),
             ]
             for (index, (token, storedKey)) in layouts.enumerated() {
-                _ = try await server.store.createSession(NewSession(
-                    tokenHash: storedKey, appID: appID, userID: "old-timer-\(index)",
-                    profile: IdentityProfile(displayName: "Old"), createdAt: now, expiresAt: now + 3600,
-                    nonce: .serverNonce(hash: SecureRandom.bytes(32), expiresAt: now + 600)))
+                _ = try await server.store.createSession(
+                    NewSession(
+                        tokenHash: storedKey, appID: appID, userID: "old-timer-\(index)",
+                        profile: IdentityProfile(displayName: "Old"), createdAt: now, expiresAt: now + 3600,
+                        nonce: .serverNonce(hash: SecureRandom.bytes(32), expiresAt: now + 600)))
                 let headers = ["Authorization": "Layer session-token=\"\(token)\""]
                 let me = try await server.request(.GET, "/users/me", headers: headers)
                 #expect(me.status == 200, "\(me.text)")

@@ -15,16 +15,19 @@ struct SignInReasonTests {
             let now = server.clock.now
             var produced = Set<RejectionReason>()
 
-            func expect(_ reason: RejectionReason, _ token: String, app: String? = nil,
-                        sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            func expect(
+                _ reason: RejectionReason, _ token: String, app: String? = nil,
+                sourceLocation: SourceLocation = #_sourceLocation
+            ) async throws {
                 let answer = try await fixture.signIn(token, app: app)
                 #expect(answer.status == 422, "\(reason): status \(answer.status) \(answer.text)", sourceLocation: sourceLocation)
                 #expect(answer.json["id"] as? String == "invalid_property", sourceLocation: sourceLocation)
                 #expect(answer.json["code"] as? Int == 105, sourceLocation: sourceLocation)
                 #expect(answer.json["message"] as? String == reason.message, "\(reason)", sourceLocation: sourceLocation)
                 #expect(answer.data["property"] as? String == "identity_token", sourceLocation: sourceLocation)
-                #expect(answer.data["reason"] as? String == reason.rawValue, "expected \(reason.rawValue), got \(answer.text)",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    answer.data["reason"] as? String == reason.rawValue, "expected \(reason.rawValue), got \(answer.text)",
+                    sourceLocation: sourceLocation)
                 let serverTime = try #require(answer.data["server_time"] as? Int, sourceLocation: sourceLocation)
                 #expect(Int64(serverTime) == server.clock.now, sourceLocation: sourceLocation)
                 if answer.data["reason"] as? String == reason.rawValue { produced.insert(reason) }
@@ -50,18 +53,26 @@ struct SignInReasonTests {
             try await expect(.headerParamWrongValue, try fixture.layerToken(header: header(["alg": "HS256"]), claims: claims()))
             try await expect(.keyMalformed, try fixture.layerToken(header: header(["kid": "layer:///keys/zzz"]), claims: claims()))
             try await expect(.keyNotFound, try fixture.layerToken(header: header(["kid": "layer:///keys/\(UUID())"]), claims: claims()))
-            try await expect(.keyDeleted, try fixture.layerToken(header: header(["kid": fixture.deletedKey.id]), claims: claims(),
-                                                                signedWith: fixture.deletedKey.privateKey))
-            try await expect(.keyDisabled, try fixture.layerToken(header: header(["kid": fixture.disabledKey.id]), claims: claims(),
-                                                                 signedWith: fixture.disabledKey.privateKey))
+            try await expect(
+                .keyDeleted,
+                try fixture.layerToken(
+                    header: header(["kid": fixture.deletedKey.id]), claims: claims(),
+                    signedWith: fixture.deletedKey.privateKey))
+            try await expect(
+                .keyDisabled,
+                try fixture.layerToken(
+                    header: header(["kid": fixture.disabledKey.id]), claims: claims(),
+                    signedWith: fixture.disabledKey.privateKey))
             try await expect(.signatureVerificationFailed, try fixture.layerToken(claims: claims(), signedWith: stranger))
             try await expect(.claimNotFound, try fixture.layerToken(claims: claims(["nce": nil])))
             try await expect(.claimWrongType, try fixture.layerToken(claims: claims(["iat": "\(now)"])))
             try await expect(.claimWrongValue, try fixture.layerToken(claims: claims(["prn": ""])))
             try await expect(.providerNotFound, try fixture.layerToken(claims: claims(["iss": "layer:///providers/\(UUID())"])))
-            try await expect(.providerNotBoundToApp, try fixture.layerToken(
-                header: header(["kid": fixture.unboundKey.id]), claims: claims(["iss": fixture.unboundProviderID]),
-                signedWith: fixture.unboundKey.privateKey))
+            try await expect(
+                .providerNotBoundToApp,
+                try fixture.layerToken(
+                    header: header(["kid": fixture.unboundKey.id]), claims: claims(["iss": fixture.unboundProviderID]),
+                    signedWith: fixture.unboundKey.privateKey))
             try await expect(.expired, try fixture.layerToken(claims: claims(["iat": now - 1000, "exp": now - 500])))
             try await expect(.notBefore, try fixture.layerToken(claims: claims(["iat": now + 1000, "exp": now + 1200])))
             try await expect(.ttlTooShort, try fixture.sinchToken(claims: fixture.sinchClaims(now: now, ttl: 30), issuedAt: now))
@@ -73,11 +84,14 @@ struct SignInReasonTests {
             let second = try fixture.sinchToken(claims: fixture.sinchClaims(nonce: replayNonce, now: now + 1), issuedAt: now)
             try await expect(.nonceReplayed, second)
 
-            let suspend = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/mallory",
-                                                   body: #"{"suspended":true}"#, admin: true)
+            let suspend = try await server.request(
+                .PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/mallory",
+                body: #"{"suspended":true}"#, admin: true)
             #expect(suspend.status == 200)
-            try await expect(.userSuspended, try fixture.layerToken(
-                claims: claims(["prn": "mallory"], nonce: try await server.nonce())))
+            try await expect(
+                .userSuspended,
+                try fixture.layerToken(
+                    claims: claims(["prn": "mallory"], nonce: try await server.nonce())))
 
             #expect(produced == Set(RejectionReason.allCases), "missing: \(Set(RejectionReason.allCases).subtracting(produced))")
         }
@@ -123,8 +137,9 @@ struct SignInReasonTests {
             #expect(try await fixture.signIn(try fixture.layerToken(claims: expired)).data["reason"] as? String == "eit_expired")
 
             // Used, and the user suspended since: #21 outranks #23.
-            let suspend = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/eve",
-                                                   body: #"{"suspended":true}"#, admin: true)
+            let suspend = try await server.request(
+                .PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/eve",
+                body: #"{"suspended":true}"#, admin: true)
             #expect(suspend.status == 200)
             let replay = try await fixture.signIn(token)
             #expect(replay.status == 422)
@@ -137,8 +152,9 @@ struct SignInReasonTests {
             let refused = try await fixture.signIn(suspended)
             #expect(refused.data["reason"] as? String == "eit_user_suspended", "\(refused.text)")
             #expect(refused.data["claim"] as? String == "prn")
-            let unsuspend = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/eve",
-                                                     body: #"{"suspended":false}"#, admin: true)
+            let unsuspend = try await server.request(
+                .PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))/users/eve",
+                body: #"{"suspended":false}"#, admin: true)
             #expect(unsuspend.status == 200)
             #expect(try await fixture.signIn(suspended).status == 201, "the refused sign-in left its nonce unused")
         }

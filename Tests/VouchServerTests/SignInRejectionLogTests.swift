@@ -26,8 +26,9 @@ struct SignInRejectionLogTests {
         #expect(drained.map(\.count) == [1001, 2])
         #expect(drained.map(\.at) == [100, 101], "an event is stamped with its first rejection")
         #expect(drained.allSatisfy { $0.kind == .signInRejected && $0.actor == nil && $0.objectID == nil })
-        #expect(String(decoding: metrics.exposition(), as: UTF8.self)
-            .contains(#"vouch_audit_dropped_total{kind="sign_in_rejected"} 1"#))
+        #expect(
+            String(decoding: metrics.exposition(), as: UTF8.self)
+                .contains(#"vouch_audit_dropped_total{kind="sign_in_rejected"} 1"#))
         // Drained means empty: room for new pairs again.
         #expect(log.drain().isEmpty)
         log.record(appID: appB, reason: .expired, at: 200)
@@ -55,7 +56,8 @@ struct SignInRejectionLogTests {
         for _ in 0..<3 { log.record(appID: app, reason: .expired, at: 20) }
         await log.flush(to: store, logger: logger)
         #expect(log.drain().isEmpty, "a failed batch is not kept to grow memory")
-        #expect(String(decoding: metrics.exposition(), as: UTF8.self)
-            .contains(#"vouch_audit_dropped_total{kind="sign_in_rejected"} 3"#))
+        #expect(
+            String(decoding: metrics.exposition(), as: UTF8.self)
+                .contains(#"vouch_audit_dropped_total{kind="sign_in_rejected"} 3"#))
     }
 }

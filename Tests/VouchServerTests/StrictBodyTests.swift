@@ -46,8 +46,9 @@ struct StrictBodyTests {
                 #expect(answer.status == 400, "\(path) \(body): \(answer.text)")
                 #expect(answer.json["id"] as? String == "invalid_request")
             }
-            let patch = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))",
-                                                 body: #"{"session_ttl_seconds": 60, "session_ttl_seconds": 120}"#, admin: true)
+            let patch = try await server.request(
+                .PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))",
+                body: #"{"session_ttl_seconds": 60, "session_ttl_seconds": 120}"#, admin: true)
             #expect(patch.status == 400, "\(patch.text)")
         }
     }
@@ -90,8 +91,9 @@ struct StrictBodyTests {
                     #expect(answer.data["property"] as? String == "name")
                     #expect((answer.json["message"] as? String)?.contains("U+") == true, "\(answer.text)")
                 }
-                let rename = try await server.request(.PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))",
-                                                      body: server.json(["name": value]), admin: true)
+                let rename = try await server.request(
+                    .PATCH, "/admin/apps/\(Fixture.bare(fixture.appID))",
+                    body: server.json(["name": value]), admin: true)
                 #expect(rename.status == 422, "\(name) in a rename")
             }
             for fine in ["Démo", "日本語のアプリ", "עברית", "مرحبا", "emoji 🎉", "tab\u{9}".replacingOccurrences(of: "\u{9}", with: "")] {

@@ -6,9 +6,11 @@ import _CryptoExtras
 /// PROTOCOL §5.1: tokens minted by an implementation other than Vouch's (PyJWT), shaped the way
 /// Layer's published sample backends shaped them, sign in unchanged. CI installs PyJWT; without it
 /// the suite fails in CI and is skipped, saying why, elsewhere.
-@Suite("Tokens from Layer's sample backends (PyJWT)",
-       .enabled(if: PyJWTMinter.available || PyJWTMinter.required,
-                "python3 with PyJWT not available (pip install pyjwt cryptography); skipped"))
+@Suite(
+    "Tokens from Layer's sample backends (PyJWT)",
+    .enabled(
+        if: PyJWTMinter.available || PyJWTMinter.required,
+        "python3 with PyJWT not available (pip install pyjwt cryptography); skipped"))
 struct ThirdPartyMinterTests {
     struct Shape: Sendable, CustomTestStringConvertible {
         let name: String
@@ -31,20 +33,23 @@ struct ThirdPartyMinterTests {
     func signsIn(shape: Shape) async throws {
         try await LiveServer.run { server in
             let fixture = try await Fixture.make(server)
-            let token = try await PyJWTMinter.mint(fixture: fixture, typ: shape.typ, bareIDs: shape.bareIDs,
-                                                   nonce: try await server.nonce(), now: server.clock.now)
+            let token = try await PyJWTMinter.mint(
+                fixture: fixture, typ: shape.typ, bareIDs: shape.bareIDs,
+                nonce: try await server.nonce(), now: server.clock.now)
             let answer = try await fixture.signIn(token)
             #expect(answer.status == 201, "\(answer.text)")
         }
     }
 
-    @Test("other typ values are #7 eit_header_param_wrong_value naming typ",
-          arguments: ["JOSE", "text/jwt", "application/", "JWT ", "application/jose+json", "ＪＷＳ"])
+    @Test(
+        "other typ values are #7 eit_header_param_wrong_value naming typ",
+        arguments: ["JOSE", "text/jwt", "application/", "JWT ", "application/jose+json", "ＪＷＳ"])
     func refused(typ: String) async throws {
         try await LiveServer.run { server in
             let fixture = try await Fixture.make(server)
-            let token = try await PyJWTMinter.mint(fixture: fixture, typ: typ, bareIDs: true,
-                                                   nonce: try await server.nonce(), now: server.clock.now)
+            let token = try await PyJWTMinter.mint(
+                fixture: fixture, typ: typ, bareIDs: true,
+                nonce: try await server.nonce(), now: server.clock.now)
             let answer = try await fixture.signIn(token)
             #expect(answer.status == 422)
             #expect(answer.data["reason"] as? String == "eit_header_param_wrong_value", "\(answer.text)")
@@ -83,10 +88,12 @@ enum PyJWTMinter {
         let kid = bareIDs ? Fixture.bare(fixture.activeKey.id) : fixture.activeKey.id
         let issuer = bareIDs ? Fixture.bare(fixture.providerID) : fixture.providerID
         // `--name=value`: a base64url nonce may begin with `-`, which argparse would take for an option.
-        let ran = try await ChildProcess.run(executable: "/usr/bin/env", arguments: [
-            "python3", script.path, "--private-key=\(keyFile.path)", "--kid=\(kid)", "--iss=\(issuer)",
-            "--prn=alice", "--nonce=\(nonce)", "--iat=\(now)", "--typ=\(typ)",
-        ])
+        let ran = try await ChildProcess.run(
+            executable: "/usr/bin/env",
+            arguments: [
+                "python3", script.path, "--private-key=\(keyFile.path)", "--kid=\(kid)", "--iss=\(issuer)",
+                "--prn=alice", "--nonce=\(nonce)", "--iat=\(now)", "--typ=\(typ)",
+            ])
         let token = ran.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard ran.termination == .exited(0), !token.isEmpty else {
             throw Failed(description: "PyJWT minting failed (\(ran.termination)): \(ran.stderr)")

@@ -52,8 +52,9 @@ struct CircuitTests {
     }
 }
 
-@Suite("PostgresStore's circuit", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-       .timeLimit(.minutes(2)))
+@Suite(
+    "PostgresStore's circuit", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
+    .timeLimit(.minutes(2)))
 struct PostgresCircuitTests {
     static let options = PostgresStoreOptions(poolSize: 2, timeout: .seconds(30))
 
@@ -105,10 +106,12 @@ struct PostgresCircuitTests {
         let sleeping = Task { try await store.single("sleep") { db in try await db.execute("SELECT pg_sleep(60)") } }
         try await until("the statement is ended") {
             try await other.single("terminate") { db in
-                try await db.rows("""
+                try await db.rows(
+                    """
                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                     WHERE datname = current_database() AND query = 'SELECT pg_sleep(60)' AND pid <> pg_backend_pid()
-                    """).count > 0
+                    """
+                ).count > 0
             }
         }
         await #expect(throws: StoreError.self) { try await sleeping.value }

@@ -34,7 +34,10 @@ struct DeadlineTests {
                 // Deaf to cancellation, like a read nobody answers: a detached task is not
                 // cancelled with its awaiter, and it sleeps rather than spins.
                 await withTaskCancellationHandler {
-                    await Task.detached { try? await Task.sleep(for: .seconds(30)); return 1 }.value
+                    await Task.detached {
+                        try? await Task.sleep(for: .seconds(30))
+                        return 1
+                    }.value
                 } onCancel: {
                     cancelled.store(true, ordering: .relaxed)
                 }
@@ -44,7 +47,10 @@ struct DeadlineTests {
             #expect(error.operation == "stuck")
             // The store reports it as its database being unavailable.
             let reported = StoreError.from(postgres: error) as? StoreError
-            guard let reported, reported.kind == .unavailable, let reason = reported.detail else { Issue.record("\(error)"); return }
+            guard let reported, reported.kind == .unavailable, let reason = reported.detail else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(reason.contains("stuck"))
         }
         let waited = ContinuousClock.now - started
@@ -62,8 +68,18 @@ struct DeadlineTests {
         let watch = DeadlineWatch(resolution: .seconds(3_600))
         defer { watch.stop() }
         let gate = Latch()
-        let short = Task { try await watch.run(.milliseconds(1), operation: "short") { await gate.waitIgnoringCancellation(); return 1 } }
-        let long = Task { try await watch.run(.seconds(3_600), operation: "long") { await gate.waitIgnoringCancellation(); return 2 } }
+        let short = Task {
+            try await watch.run(.milliseconds(1), operation: "short") {
+                await gate.waitIgnoringCancellation()
+                return 1
+            }
+        }
+        let long = Task {
+            try await watch.run(.seconds(3_600), operation: "long") {
+                await gate.waitIgnoringCancellation()
+                return 2
+            }
+        }
         while watch.registeredCount < 2 { await Task.yield() }
         try await Task.sleep(for: .milliseconds(5))
         watch.expireOverdue(at: .now)
@@ -79,7 +95,12 @@ struct DeadlineTests {
     func stop() async throws {
         let watch = DeadlineWatch(resolution: .seconds(3_600))
         let gate = Latch()
-        let running = Task { try await watch.run(.seconds(3_600), operation: "running") { await gate.waitIgnoringCancellation(); return 1 } }
+        let running = Task {
+            try await watch.run(.seconds(3_600), operation: "running") {
+                await gate.waitIgnoringCancellation()
+                return 1
+            }
+        }
         while watch.registeredCount < 1 { await Task.yield() }
         watch.stop()
         await #expect(throws: StoreError.unavailable("the store is closed")) { try await running.value }

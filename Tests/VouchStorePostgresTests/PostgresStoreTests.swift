@@ -14,8 +14,10 @@ import VouchTestSupport
 let testOptions = PostgresStoreOptions(poolSize: 4, timeout: .seconds(60))
 
 /// Opens `count` stores on the database at `url`, closing those already open if one fails.
-func openPostgresStores(_ count: Int, url: PostgresDatabaseURL,
-                        options: PostgresStoreOptions = testOptions) async throws -> [PostgresStore] {
+func openPostgresStores(
+    _ count: Int, url: PostgresDatabaseURL,
+    options: PostgresStoreOptions = testOptions
+) async throws -> [PostgresStore] {
     var stores: [PostgresStore] = []
     do {
         for _ in 0..<count { stores.append(try await PostgresStore.open(url: url, options: options)) }
@@ -40,8 +42,9 @@ struct PostgresConfiguredTests {
     }
 }
 
-@Suite("PostgresStore", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-       .timeLimit(.minutes(3)))
+@Suite(
+    "PostgresStore", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
+    .timeLimit(.minutes(3)))
 struct PostgresStoreTests {
     /// The shared `Store` conformance checks, each on a fresh database; the race checks open two
     /// store instances (two pools) on it.
@@ -54,8 +57,9 @@ struct PostgresStoreTests {
     }
 }
 
-@Suite("PostgresStore specifics", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-       .timeLimit(.minutes(2)))
+@Suite(
+    "PostgresStore specifics", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
+    .timeLimit(.minutes(2)))
 struct PostgresStoreSpecificTests {
     @Test("six instances opening one fresh database at once: migrations applied exactly once, under the advisory lock")
     func concurrentMigrations() async throws {
@@ -130,9 +134,12 @@ struct PostgresDatabaseURLTests {
         #expect(defaults.port == 5432 && defaults.database == "app" && defaults.tlsMode == .prefer && defaults.password == nil)
     }
 
-    @Test("bad URLs are refused with a message that does not repeat the password",
-          arguments: ["mysql://u:topsecret@h/d", "postgres://:topsecret@h/d", "postgres://u:topsecret@/d",
-                      "postgres://u:topsecret@h/d?sslmode=verify-full", "postgres://u:topsecret@h/d?password=x"])
+    @Test(
+        "bad URLs are refused with a message that does not repeat the password",
+        arguments: [
+            "mysql://u:topsecret@h/d", "postgres://:topsecret@h/d", "postgres://u:topsecret@/d",
+            "postgres://u:topsecret@h/d?sslmode=verify-full", "postgres://u:topsecret@h/d?password=x",
+        ])
     func refused(_ text: String) {
         do {
             _ = try PostgresDatabaseURL(text)

@@ -35,13 +35,37 @@ private final class ColumnRecorder: RecordRow {
 
     private func ask(_ name: String) { asked.withLock { _ = $0.insert(name) } }
 
-    func uuid(_ name: String) throws -> UUID { ask(name); return UUID() }
-    func optionalUUID(_ name: String) throws -> UUID? { ask(name); return nil }
-    func int64(_ name: String) throws -> Int64 { ask(name); return 1 }
-    func optionalInt64(_ name: String) throws -> Int64? { ask(name); return nil }
+    func uuid(_ name: String) throws -> UUID {
+        ask(name)
+        return UUID()
+    }
+    func optionalUUID(_ name: String) throws -> UUID? {
+        ask(name)
+        return nil
+    }
+    func int64(_ name: String) throws -> Int64 {
+        ask(name)
+        return 1
+    }
+    func optionalInt64(_ name: String) throws -> Int64? {
+        ask(name)
+        return nil
+    }
     // "active" passes for a key's status, and is as good as any text elsewhere.
-    func text(_ name: String) throws -> String { ask(name); return KeyStatus.active.rawValue }
-    func optionalText(_ name: String) throws -> String? { ask(name); return nil }
-    func bytes(_ name: String) throws -> [UInt8] { ask(name); return [1] }
-    func bool(_ name: String) throws -> Bool { ask(name); return false }
+    func text(_ name: String) throws -> String {
+        ask(name)
+        return KeyStatus.active.rawValue
+    }
+    func optionalText(_ name: String) throws -> String? {
+        ask(name)
+        return nil
+    }
+    func bytes(_ name: String) throws -> [UInt8] {
+        ask(name)
+        return [1]
+    }
+    func bool(_ name: String) throws -> Bool {
+        ask(name)
+        return false
+    }
 }

@@ -17,16 +17,18 @@ struct CatalogueCacheTests {
         let key: KeyRecord
 
         func questions(nonce: [UInt8] = randomBytes(), user: String = "alice") -> SignInFactsQuery {
-            SignInFactsQuery(appID: app.id, providerID: provider.id, serverNonce: ServerNonceUse(hash: nonce, expiresAt: t0 + 600),
-                            userID: user, now: t0, includesApp: true, keyID: key.id)
+            SignInFactsQuery(
+                appID: app.id, providerID: provider.id, serverNonce: ServerNonceUse(hash: nonce, expiresAt: t0 + 600),
+                userID: user, now: t0, includesApp: true, keyID: key.id)
         }
     }
 
     static func keptCatalogue(_ store: SQLiteStore) async throws -> Catalogue {
         let app = try await store.addApp()
         let provider = try await store.addProvider(apps: [app.id])
-        let key = KeyRecord(id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
-                            fingerprint: "sha256:" + String(repeating: "cd", count: 32), createdAt: t0)
+        let key = KeyRecord(
+            id: UUID(), providerID: provider.id, status: .active, publicKeyPEM: "pem",
+            fingerprint: "sha256:" + String(repeating: "cd", count: 32), createdAt: t0)
         try await store.createKey(key)
         let catalogue = Catalogue(app: app, provider: provider, key: key)
         let standing = try await store.signInFacts(catalogue.questions())
@@ -46,8 +48,9 @@ struct CatalogueCacheTests {
                 try withOutsideConnection(to: path) { outsider in
                     _ = try outsider.rows("UPDATE provider_keys SET status = 'disabled' WHERE id = ?", [.uuid(catalogue.key.id)])
                     _ = try outsider.rows("INSERT INTO used_server_nonces (expires_at, hash) VALUES (?, ?)", [.int64(t0 + 600), .bytes(nonce)])
-                    _ = try outsider.rows("INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?, 'alice', 1, 0, 0)",
-                                          [.uuid(catalogue.app.id)])
+                    _ = try outsider.rows(
+                        "INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?, 'alice', 1, 0, 0)",
+                        [.uuid(catalogue.app.id)])
                 }
                 let standing = try await store.signInFacts(catalogue.questions(nonce: nonce))
                 #expect(standing.key?.status == .active, "kept")
@@ -78,8 +81,9 @@ struct CatalogueCacheTests {
             let app = try await store.addApp()
             let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: randomBytes(), createdAt: t0)
             try await store.createRegistrationSecret(secret)
-            let questions = SignInFactsQuery(appID: app.id, registrationNonce: "n1", now: t0, includesApp: true,
-                                            applicationKey: secret.applicationKey)
+            let questions = SignInFactsQuery(
+                appID: app.id, registrationNonce: "n1", now: t0, includesApp: true,
+                applicationKey: secret.applicationKey)
             #expect(try await store.signInFacts(questions).registrationSecret?.revokedAt == nil)
             #expect(store.catalogueCache.count == 2)
             _ = try await store.revokeRegistrationSecret(applicationKey: secret.applicationKey, appID: app.id, at: t0 + 5)
@@ -169,8 +173,10 @@ struct CatalogueCacheTests {
     func unknownAndRaced() async throws {
         try await withInlineReadingStore { store in
             let app = try await store.addApp()
-            _ = try await store.signInFacts(SignInFactsQuery(appID: UUID(), providerID: UUID(), now: t0,
-                                                               includesApp: true, keyID: UUID()))
+            _ = try await store.signInFacts(
+                SignInFactsQuery(
+                    appID: UUID(), providerID: UUID(), now: t0,
+                    includesApp: true, keyID: UUID()))
             #expect(store.catalogueCache.count == 0)
             let questions = SignInFactsQuery(appID: app.id, now: t0, includesApp: true)
             let (remaining, _, ticket) = store.catalogueCache.answer(questions)

@@ -47,7 +47,8 @@ struct GroupGatheringTests {
     /// A fresh store with `gathering` and a table `t` to write into.
     private static func withStore(_ gathering: GroupGathering, _ body: (SQLiteStore) async throws -> Void) async throws {
         try await withTemporaryDirectory { directory in
-            let store = try await SQLiteStore.open(path: directory.file("vouch.sqlite"), configuration: .init(groupGathering: gathering))
+            let store = try await SQLiteStore.open(
+                path: directory.file("vouch.sqlite"), unvalidated: .init(groupGathering: gathering), logger: Logger(label: "test"))
             try await closing(store) { store in
                 try await store.exclusive("setup") { db in try db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY) STRICT") }
                 try await body(store)
@@ -221,6 +222,8 @@ struct GroupGatheringTests {
     func defaults() {
         #expect(GroupGathering.standard.maximumWait == .microseconds(200) && GroupGathering.standard.enough == 16)
         #expect(GroupGathering.none.maximumWait == .zero)
-        #expect(GroupGathering(maximumWait: .zero, enough: 0).enough == 1)
+        #expect(throws: ConfigurationError.self) {
+            try SQLiteStore.Configuration(groupGathering: GroupGathering(maximumWait: .zero, enough: 0)).validate()
+        }
     }
 }

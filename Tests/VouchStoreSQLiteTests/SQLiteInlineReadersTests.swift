@@ -19,8 +19,10 @@ struct SQLiteInlineReadersTests {
             #expect(store.readers.isOpen == false)
             // A read of several statements sees one snapshot on its one connection.
             let counts = try await store.read("counts") { db in
-                (try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n"),
-                 try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n"))
+                (
+                    try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n"),
+                    try db.rows("SELECT count(*) AS n FROM apps").first?.int64("n")
+                )
             }
             #expect(counts.0 == 1 && counts.1 == 1)
             #expect(inline.openedCount == 1, "one at a time needs one connection")

@@ -84,7 +84,10 @@ struct SQLiteStoreTests {
                     { _ in throw Refused() },
                     { db in try db.execute("INSERT INTO t (x) VALUES (2)") },
                     // Fails after writing: its row must go, and only its row.
-                    { db in try db.execute("INSERT INTO t (x) VALUES (3)"); throw Refused() },
+                    { db in
+                        try db.execute("INSERT INTO t (x) VALUES (3)")
+                        throw Refused()
+                    },
                     // Fails in SQLite itself (a duplicate key): the statement undoes itself.
                     { db in try db.execute("INSERT INTO t (x) VALUES (1)") },
                     { db in try db.execute("INSERT INTO t (x) VALUES (4)") },
@@ -92,7 +95,10 @@ struct SQLiteStoreTests {
                 let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
                     for (index, write) in writes.enumerated() {
                         group.addTask {
-                            do { try await store.transaction("write \(index)", write); return (index, true) } catch { return (index, false) }
+                            do {
+                                try await store.transaction("write \(index)", write)
+                                return (index, true)
+                            } catch { return (index, false) }
                         }
                     }
                     try await Task.sleep(for: .milliseconds(100))
@@ -195,8 +201,11 @@ struct SQLiteStoreTests {
             try await withSQLiteStore(at: path) { store in
                 #expect(try await store.appliedMigrations().map(\.version) == SQLiteMigrations.all.map(\.version))
                 #expect(try await store.serverNonceUsed(hash: hash, expiresAt: expiresAt))
-                #expect(try await store.signInFacts(SignInFactsQuery(
-                    appID: app.id, serverNonce: ServerNonceUse(hash: hash, expiresAt: expiresAt), now: t0)).serverNonceUsed == true)
+                #expect(
+                    try await store.signInFacts(
+                        SignInFactsQuery(
+                            appID: app.id, serverNonce: ServerNonceUse(hash: hash, expiresAt: expiresAt), now: t0)
+                    ).serverNonceUsed == true)
                 // Its use is still refused a second time, and purged once it has expired.
                 await #expect(throws: StoreError.nonceAlreadyUsed) {
                     _ = try await store.createSession(newSession(app: app.id, user: "u", nonce: .serverNonce(hash: hash, expiresAt: expiresAt)))
@@ -212,10 +221,12 @@ struct SQLiteStoreTests {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
             let latest = try #require(SQLiteMigrations.all.last?.version)
-            let next = SQLiteMigration(version: latest + 1, statements: [
-                "CREATE TABLE extra (x INTEGER NOT NULL) STRICT",
-                "INSERT INTO extra (x) VALUES (7)",
-            ])
+            let next = SQLiteMigration(
+                version: latest + 1,
+                statements: [
+                    "CREATE TABLE extra (x INTEGER NOT NULL) STRICT",
+                    "INSERT INTO extra (x) VALUES (7)",
+                ])
             try await withSQLiteStore(at: path) { store in
                 let logger = store.logger
                 let applied = try await store.exclusive("test") { db in
@@ -232,8 +243,10 @@ struct SQLiteStoreTests {
                 #expect(recorded.last?.appliedAt == 42)
             }
             // This build knows only up to `latest`: it must not run against the newer schema.
-            await #expect(throws: StoreError.unavailable(
-                "database schema version \(latest + 1) is newer than this build's \(latest)")) {
+            await #expect(
+                throws: StoreError.unavailable(
+                    "database schema version \(latest + 1) is newer than this build's \(latest)")
+            ) {
                 let store = try await SQLiteStore.open(path: path)
                 try await store.close()
             }
@@ -245,10 +258,12 @@ struct SQLiteStoreTests {
         try await withTemporaryDirectory { directory in
             let path = directory.file("vouch.sqlite")
             let latest = try #require(SQLiteMigrations.all.last?.version)
-            let broken = SQLiteMigration(version: latest + 1, statements: [
-                "CREATE TABLE half_done (x INTEGER) STRICT",
-                "THIS IS NOT SQL",
-            ])
+            let broken = SQLiteMigration(
+                version: latest + 1,
+                statements: [
+                    "CREATE TABLE half_done (x INTEGER) STRICT",
+                    "THIS IS NOT SQL",
+                ])
             try await withSQLiteStore(at: path) { store in
                 let logger = store.logger
                 await #expect(throws: StoreError.self) {
@@ -270,11 +285,13 @@ struct SQLiteStoreTests {
             let path = directory.file("vouch.sqlite")
             let app = makeApp()
             let nonce = randomBytes()
-            let session = newSession(app: app.id, user: "u", profile: IdentityProfile(displayName: "D"),
-                                     nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600))
+            let session = newSession(
+                app: app.id, user: "u", profile: IdentityProfile(displayName: "D"),
+                nonce: .serverNonce(hash: nonce, expiresAt: t0 + 600))
             let secret = randomBytes()
-            let key = KeyRecord(id: UUID(), providerID: UUID(), status: .active, publicKeyPEM: "pem",
-                                fingerprint: "sha256:00", createdAt: t0)
+            let key = KeyRecord(
+                id: UUID(), providerID: UUID(), status: .active, publicKeyPEM: "pem",
+                fingerprint: "sha256:00", createdAt: t0)
             try await withSQLiteStore(at: path) { store in
                 try await store.createApp(app)
                 let provider = ProviderRecord(id: key.providerID, name: "P", appIDs: [app.id], createdAt: t0)
@@ -287,9 +304,11 @@ struct SQLiteStoreTests {
                 #expect(try await store.app(id: app.id) == app)
                 #expect(try await store.provider(id: key.providerID)?.appIDs == [app.id])
                 #expect(try await store.key(id: key.id) == key)
-                #expect(try await store.session(tokenHash: session.tokenHash)
-                        == SessionRecord(tokenHash: session.tokenHash, appID: app.id, userID: "u",
-                                         createdAt: t0, expiresAt: t0 + 3600))
+                #expect(
+                    try await store.session(tokenHash: session.tokenHash)
+                        == SessionRecord(
+                            tokenHash: session.tokenHash, appID: app.id, userID: "u",
+                            createdAt: t0, expiresAt: t0 + 3600))
                 #expect(try await store.user(appID: app.id, userID: "u")?.profile.displayName == "D")
                 #expect(try await store.serverNonceUsed(hash: nonce, expiresAt: t0 + 600))
                 #expect(try await store.secret(named: "s", orInsert: randomBytes()) == secret)
@@ -316,8 +335,10 @@ struct SQLiteStoreTests {
             try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
                 try await store.createApp(makeApp())
                 try await store.execute(rawSQL: "UPDATE apps SET id = 'not-a-uuid'")
-                await #expect(throws: StoreError.unavailable(
-                    "corrupt row: column id is missing or has an unexpected value")) {
+                await #expect(
+                    throws: StoreError.unavailable(
+                        "corrupt row: column id is missing or has an unexpected value")
+                ) {
                     try await store.apps()
                 }
                 try await store.ping()
@@ -388,7 +409,8 @@ struct SQLiteStoreTests {
                         group.addTask {
                             // Every fourth reuses one nonce, every seventh is a suspended user: the
                             // operations that fail share commits with those that succeed.
-                            let nonce: NonceClaim = index % 4 == 0
+                            let nonce: NonceClaim =
+                                index % 4 == 0
                                 ? .serverNonce(hash: reused, expiresAt: t0 + 600)
                                 : .serverNonce(hash: randomBytes(), expiresAt: t0 + 600)
                             let user = index % 7 == 0 ? "suspended" : "user-\(index)"

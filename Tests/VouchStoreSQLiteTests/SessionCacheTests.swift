@@ -13,8 +13,10 @@ import VouchTestSupport
 @Suite("Session cache", .timeLimit(.minutes(2)))
 struct SessionCacheTests {
     /// A session of `user`, read once through `sessionAndUser` so that it is kept.
-    static func keptSession(_ store: SQLiteStore, app: UUID, user: String,
-                            profile: IdentityProfile = IdentityProfile()) async throws -> [UInt8] {
+    static func keptSession(
+        _ store: SQLiteStore, app: UUID, user: String,
+        profile: IdentityProfile = IdentityProfile()
+    ) async throws -> [UInt8] {
         let session = newSession(app: app, user: user, profile: profile)
         _ = try await store.createSession(session)
         #expect(try await store.sessionAndUser(tokenHash: session.tokenHash)?.session.userID == user)
@@ -57,8 +59,10 @@ struct SessionCacheTests {
     func revokeAllAndSuspend() async throws {
         try await withInlineReadingStore { store in
             let app = try await store.addApp()
-            let alice = [try await Self.keptSession(store, app: app.id, user: "alice"),
-                         try await Self.keptSession(store, app: app.id, user: "alice")]
+            let alice = [
+                try await Self.keptSession(store, app: app.id, user: "alice"),
+                try await Self.keptSession(store, app: app.id, user: "alice"),
+            ]
             let bob = try await Self.keptSession(store, app: app.id, user: "bob")
             #expect(try await store.revokeSessions(appID: app.id, userID: "alice", now: t0 + 1) == 2)
             for token in alice {
@@ -77,10 +81,13 @@ struct SessionCacheTests {
     func profileChange() async throws {
         try await withInlineReadingStore { store in
             let app = try await store.addApp()
-            let token = try await Self.keptSession(store, app: app.id, user: "alice",
-                                                   profile: IdentityProfile(displayName: "Alice"))
-            _ = try await store.createSession(newSession(app: app.id, user: "alice",
-                                                         profile: IdentityProfile(displayName: "Alice Liddell")))
+            let token = try await Self.keptSession(
+                store, app: app.id, user: "alice",
+                profile: IdentityProfile(displayName: "Alice"))
+            _ = try await store.createSession(
+                newSession(
+                    app: app.id, user: "alice",
+                    profile: IdentityProfile(displayName: "Alice Liddell")))
             #expect(try await store.sessionAndUser(tokenHash: token)?.user?.profile.displayName == "Alice Liddell")
         }
     }
@@ -178,8 +185,9 @@ struct SessionCacheTests {
     func capacity() async throws {
         let cache = SessionCache(capacity: 4)
         for index in 0..<10 {
-            let session = SessionRecord(tokenHash: [UInt8(index)], appID: UUID(), userID: "u\(index)",
-                                        createdAt: t0, expiresAt: t0 + 60)
+            let session = SessionRecord(
+                tokenHash: [UInt8(index)], appID: UUID(), userID: "u\(index)",
+                createdAt: t0, expiresAt: t0 + 60)
             cache.keep((session, nil), tokenHash: [UInt8(index)], since: cache.ticket())
             #expect(cache.count <= 4)
         }

@@ -27,9 +27,10 @@ struct StatementReuseTests {
             // (BEGIN is): a warm-up round takes those, and no later round may add any.
             func round(_ index: Int, _ token: [UInt8]) async throws {
                 #expect(try await store.sessionAndUser(tokenHash: token)?.session.userID == "user-\(index)")
-                _ = try await store.signInFacts(SignInFactsQuery(
-                    appID: app.id, serverNonce: ServerNonceUse(hash: randomBytes(), expiresAt: t0 + Int64(index)),
-                    userID: "user-\(index)", now: t0, includesApp: true, keyID: UUID()))
+                _ = try await store.signInFacts(
+                    SignInFactsQuery(
+                        appID: app.id, serverNonce: ServerNonceUse(hash: randomBytes(), expiresAt: t0 + Int64(index)),
+                        userID: "user-\(index)", now: t0, includesApp: true, keyID: UUID()))
             }
             try await round(0, tokens[0])
             let afterWarmUp = try await store.read("reprepares") { $0.handle.repreparedStatements }
@@ -60,17 +61,20 @@ struct StatementReuseTests {
                 let user = "user-\(index)"
                 _ = try await store.createSession(newSession(app: app.id, user: user, keyID: UUID()))
                 _ = try await store.createSession(newSession(app: app.id, user: user, keyID: UUID()))
-                _ = try await store.createSession(newSession(
-                    app: app.id, user: user, profile: IdentityProfile(displayName: "Name \(index)"),
-                    nonce: .registrationNonce(appID: app.id, nonce: "nonce-\(index)", expiresAt: t0 + 600)))
+                _ = try await store.createSession(
+                    newSession(
+                        app: app.id, user: user, profile: IdentityProfile(displayName: "Name \(index)"),
+                        nonce: .registrationNonce(appID: app.id, nonce: "nonce-\(index)", expiresAt: t0 + 600)))
             }
             func writerReprepares() async throws -> [String: Int] {
                 try await store.worker.run { $0.handle.repreparedStatements }
             }
             try await round(0)
             let cached = try await store.worker.run { $0.handle.cachedStatements }
-            for part in ["INSERT INTO used_server_nonces", "INSERT INTO registration_nonces", "SELECT * FROM users",
-                         "INSERT INTO users", "INSERT INTO sessions", "UPDATE provider_keys SET last_verified_at"] {
+            for part in [
+                "INSERT INTO used_server_nonces", "INSERT INTO registration_nonces", "SELECT * FROM users",
+                "INSERT INTO users", "INSERT INTO sessions", "UPDATE provider_keys SET last_verified_at",
+            ] {
                 #expect(cached.contains { $0.contains(part) }, "the round ran no statement with \(part)")
             }
             let afterWarmUp = try await writerReprepares()

@@ -31,15 +31,19 @@ func withOutsideConnection<T>(to path: String, _ body: (SQLiteConnectionHandle) 
 
 /// Leaves at `path` a database as schema `version` left it, holding `app`, plus whatever `body`
 /// writes with its own connection (closed on every path): what an upgrade test starts from.
-func makeDatabase(at path: String, asVersion version: Int, app: AppRecord,
-                  _ body: (SQLiteRunner) throws -> Void) throws {
+func makeDatabase(
+    at path: String, asVersion version: Int, app: AppRecord,
+    _ body: (SQLiteRunner) throws -> Void
+) throws {
     let handle = try SQLiteConnectionHandle(path: path)
     defer { handle.close() }
     let db = SQLiteRunner(handle: handle)
-    _ = try SQLiteMigrations.apply(Array(SQLiteMigrations.all.prefix { $0.version <= version }), on: db, now: t0,
-                                   logger: Logger(label: "test"))
-    try db.execute("INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, ?, ?, ?)",
-                   [.uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt)])
+    _ = try SQLiteMigrations.apply(
+        Array(SQLiteMigrations.all.prefix { $0.version <= version }), on: db, now: t0,
+        logger: Logger(label: "test"))
+    try db.execute(
+        "INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, ?, ?, ?)",
+        [.uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt)])
     try body(db)
 }
 
@@ -48,7 +52,12 @@ func makeDatabase(at path: String, asVersion version: Int, app: AppRecord,
 /// meanwhile are then committed as one group, in the order they arrived).
 func holdQueue(_ worker: SQLiteWorker, until gate: DispatchSemaphore) async throws -> Task<Void, any Error> {
     let running = DispatchSemaphore(value: 0)
-    let held = Task { try await worker.run { _ in running.signal(); gate.wait() } }
+    let held = Task {
+        try await worker.run { _ in
+            running.signal()
+            gate.wait()
+        }
+    }
     while running.wait(timeout: .now()) != .success {
         try await Task.sleep(for: .milliseconds(5))
     }

@@ -73,14 +73,17 @@ struct UserSessionsTests {
             // A database as version 4 left it, with its index by user.
             try makeDatabase(at: path, asVersion: 4, app: app) { db in
                 for user in ["u", "v"] {
-                    try db.execute("INSERT INTO users (app_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                                   [.uuid(app.id), .text(user), .int64(t0), .int64(t0)])
+                    try db.execute(
+                        "INSERT INTO users (app_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                        [.uuid(app.id), .text(user), .int64(t0), .int64(t0)])
                 }
                 func insert(_ token: [UInt8], _ user: String, expiresAt: Int64, endedAt: Int64? = nil) throws {
                     try db.execute(
                         "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        [.bytes(token), .uuid(app.id), .text(user), .int64(t0 - 100), .int64(expiresAt),
-                         endedAt.map { .int64($0) } ?? .null, endedAt == nil ? .null : .text("revoked")])
+                        [
+                            .bytes(token), .uuid(app.id), .text(user), .int64(t0 - 100), .int64(expiresAt),
+                            endedAt.map { .int64($0) } ?? .null, endedAt == nil ? .null : .text("revoked"),
+                        ])
                 }
                 for token in live { try insert(token, "u", expiresAt: t0 + 3600) }
                 try insert(expired, "u", expiresAt: t0 - 1)

@@ -45,8 +45,9 @@ struct WriterUserCacheTests {
             #expect(try await Self.userReads(store) == afterFirst, "a returning user's row was read again")
 
             // A changed profile is written, and what is kept is the row as written.
-            let renamed = try await store.createSession(newSession(
-                app: app.id, user: "alice", profile: IdentityProfile(displayName: "Alice")))
+            let renamed = try await store.createSession(
+                newSession(
+                    app: app.id, user: "alice", profile: IdentityProfile(displayName: "Alice")))
             #expect(renamed.profile.displayName == "Alice")
             #expect(store.writerUsers.user(appID: app.id, userID: "alice")?.profile.displayName == "Alice")
             let again = try await store.createSession(newSession(app: app.id, user: "alice"))

@@ -11,7 +11,8 @@ struct ControlCharacterTests {
             let expected = scalar.properties.generalCategory == .control
             let text = "aé" + String(Character(scalar)) + "z"
             if ControlCharacters.present(in: String(Character(scalar))) != expected
-                || ControlCharacters.present(in: text) != expected {
+                || ControlCharacters.present(in: text) != expected
+            {
                 disagreements.append(value)
             }
         }

@@ -8,8 +8,10 @@ import _CryptoExtras
 
 @Suite("Hostile inputs")
 struct HostileInputTests {
-    func layerRejection(_ token: String, context: TestContext = LayerWorld.context(),
-                        sourceLocation: SourceLocation = #_sourceLocation) async -> TokenRejection? {
+    func layerRejection(
+        _ token: String, context: TestContext = LayerWorld.context(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> TokenRejection? {
         await rejection(of: token, appID: LayerWorld.appID, context: context, now: LayerWorld.now, sourceLocation: sourceLocation)
     }
 
@@ -63,8 +65,10 @@ struct HostileInputTests {
         let parts = JWS.parts(token)
         let signature = try #require(Base64URL.decodeCanonical(parts[2]))
         let input = parts[0] + "." + parts[1]
-        for variant in [[], Array(signature.prefix(1)), Array(signature.dropLast()), Array(signature.dropFirst()),
-                        signature + [0], Array(signature.prefix(128))] {
+        for variant in [
+            [], Array(signature.prefix(1)), Array(signature.dropLast()), Array(signature.dropFirst()),
+            signature + [0], Array(signature.prefix(128)),
+        ] {
             let forged = input + "." + Base64URL.encode(variant)
             #expect(await layerRejection(forged)?.reason == .signatureVerificationFailed, "signature of \(variant.count) bytes")
         }
@@ -74,7 +78,8 @@ struct HostileInputTests {
         let tag = try #require(Base64URL.decodeCanonical(sinchParts[2]))
         for variant in [[], Array(tag.prefix(16)), Array(tag.dropLast())] {
             let forged = sinchParts[0] + "." + sinchParts[1] + "." + Base64URL.encode(variant)
-            #expect(await rejection(of: forged, appID: SinchWorld.appID, context: SinchWorld.context(), now: SinchWorld.now)?.reason
+            #expect(
+                await rejection(of: forged, appID: SinchWorld.appID, context: SinchWorld.context(), now: SinchWorld.now)?.reason
                     == .signatureVerificationFailed)
         }
     }
@@ -89,8 +94,9 @@ struct HostileInputTests {
 
         var sinchHeader = SinchWorld.header()
         sinchHeader["crit"] = crit
-        let sinch = await rejection(of: try SinchWorld.token(header: sinchHeader), appID: SinchWorld.appID,
-                                    context: SinchWorld.context(), now: SinchWorld.now)
+        let sinch = await rejection(
+            of: try SinchWorld.token(header: sinchHeader), appID: SinchWorld.appID,
+            context: SinchWorld.context(), now: SinchWorld.now)
         #expect(sinch?.reason == .headerParamWrongValue)
         #expect(sinch?.param == "crit")
     }
@@ -115,14 +121,15 @@ struct HostileInputTests {
         #expect(verified.keyID == LayerWorld.keyID)
     }
 
-    @Test("kid with path traversal or SQL names no key; layer:///keys/ + garbage is malformed",
-          arguments: [
+    @Test(
+        "kid with path traversal or SQL names no key; layer:///keys/ + garbage is malformed",
+        arguments: [
             ("../../etc/passwd", RejectionReason.keyNotFound), ("' OR 1=1 --", .keyNotFound),
             ("layer:///keys/../../etc/passwd", .keyMalformed), ("layer:///keys/not-a-uuid", .keyMalformed),
             ("layer:///keys/' OR 1=1 --", .keyMalformed), ("layer:///keys/", .keyMalformed),
             ("", .keyNotFound), ("layer:///providers/7d3f5a10-9c2b-4c1e-8f7a-2b9e4d6c8a11", .keyNotFound),
             ("hkdfv1-20180102", .keyNotFound),
-          ])
+        ])
     func hostileKid(kid: String, expected: RejectionReason) async throws {
         let context = LayerWorld.context()
         let rejection = await layerRejection(try LayerWorld.token(header: LayerWorld.header(kid: kid)), context: context)
@@ -181,7 +188,8 @@ struct HostileInputTests {
     @Test("non-UTF-8 bytes in header or claims: malformed_json")
     func invalidUTF8() async throws {
         for bad: [UInt8] in [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF8, 0x88, 0x80, 0x80, 0x80]] {
-            let header = Array(#"{"typ":"JWT","alg":"RS256","cty":"layer-eit;v=1","kid":"#.utf8)
+            let header =
+                Array(#"{"typ":"JWT","alg":"RS256","cty":"layer-eit;v=1","kid":"#.utf8)
                 + Array(jsonString(LayerID.key(LayerWorld.keyID)).utf8) + Array(#","x":""#.utf8) + bad + Array("\"}".utf8)
             let inHeader = try LayerWorld.token(headerBytes: header, claimsBytes: LayerWorld.claims().bytes)
             #expect(await layerRejection(inHeader)?.reason == .malformedJSON)
@@ -192,22 +200,24 @@ struct HostileInputTests {
         }
     }
 
-    @Test("claims with hostile values", arguments: [
-        ("prn", #""al\u0000ice""#, RejectionReason.claimWrongValue),
-        ("prn", #""alice\u001b[31m""#, .claimWrongValue),
-        ("prn", #""a\u007f""#, .claimWrongValue),
-        ("iat", #""1700000000""#, .claimWrongType),
-        ("iat", "1699999990.5", .claimWrongType),
-        ("iat", "1699999990.0", .claimWrongType),
-        ("iat", "1.7e9", .claimWrongType),
-        ("iat", "1699999990E0", .claimWrongType),
-        ("iat", "99999999999999999999", .claimWrongValue),
-        ("iat", "-9223372036854775809", .claimWrongValue),
-        ("exp", "null", .claimWrongType),
-        ("exp", "true", .claimWrongType),
-        ("nce", "[\"n\"]", .claimWrongType),
-        ("display_name", "12", .claimWrongType),
-    ])
+    @Test(
+        "claims with hostile values",
+        arguments: [
+            ("prn", #""al\u0000ice""#, RejectionReason.claimWrongValue),
+            ("prn", #""alice\u001b[31m""#, .claimWrongValue),
+            ("prn", #""a\u007f""#, .claimWrongValue),
+            ("iat", #""1700000000""#, .claimWrongType),
+            ("iat", "1699999990.5", .claimWrongType),
+            ("iat", "1699999990.0", .claimWrongType),
+            ("iat", "1.7e9", .claimWrongType),
+            ("iat", "1699999990E0", .claimWrongType),
+            ("iat", "99999999999999999999", .claimWrongValue),
+            ("iat", "-9223372036854775809", .claimWrongValue),
+            ("exp", "null", .claimWrongType),
+            ("exp", "true", .claimWrongType),
+            ("nce", "[\"n\"]", .claimWrongType),
+            ("display_name", "12", .claimWrongType),
+        ])
     func hostileClaimValues(name: String, raw: String, expected: RejectionReason) async throws {
         var claims = LayerWorld.claims()
         claims[name] = raw
@@ -221,8 +231,9 @@ struct HostileInputTests {
         var claims = LayerWorld.claims()
         claims["display_name"] = "null"
         claims["first_name"] = jsonString("Alice")
-        let verified = try await TokenVerifier().verify(try LayerWorld.token(claims: claims), appID: LayerWorld.appID,
-                                                        facts: LayerWorld.context(), now: LayerWorld.now)
+        let verified = try await TokenVerifier().verify(
+            try LayerWorld.token(claims: claims), appID: LayerWorld.appID,
+            facts: LayerWorld.context(), now: LayerWorld.now)
         #expect(verified.identity == IdentityClaims(firstName: "Alice"))
     }
 
@@ -240,7 +251,8 @@ struct HostileInputTests {
         #expect(await layerRejection(try LayerWorld.token(claims: claims))?.reason == .malformedJSON)
         // The same name spelled with an escape is the same name.
         let escapedClaims = Array(LayerWorld.claims().text.dropLast().utf8) + Array(#","p\u0072n":"mallory"}"#.utf8)
-        #expect(await layerRejection(try LayerWorld.token(headerBytes: LayerWorld.header().bytes, claimsBytes: escapedClaims))?.reason
+        #expect(
+            await layerRejection(try LayerWorld.token(headerBytes: LayerWorld.header().bytes, claimsBytes: escapedClaims))?.reason
                 == .malformedJSON)
         // Nested duplicates too.
         var nested = LayerWorld.claims()
@@ -316,10 +328,12 @@ struct HostileInputTests {
         #expect(claimsBad?.reason == .malformedJSON && claimsBad?.hint?.hasPrefix("claims:") == true)
     }
 
-    @Test("empty parts", arguments: [
-        ("..", RejectionReason.malformedJSON), (".", .wrongJWSPartCount), ("", .wrongJWSPartCount), ("...", .wrongJWSPartCount),
-        ("e30..", .malformedJSON), (".e30.", .malformedJSON), ("e30.e30.", .headerParamNotFound),
-    ])
+    @Test(
+        "empty parts",
+        arguments: [
+            ("..", RejectionReason.malformedJSON), (".", .wrongJWSPartCount), ("", .wrongJWSPartCount), ("...", .wrongJWSPartCount),
+            ("e30..", .malformedJSON), (".e30.", .malformedJSON), ("e30.e30.", .headerParamNotFound),
+        ])
     func emptyParts(token: String, expected: RejectionReason) async throws {
         #expect(await layerRejection(token)?.reason == expected)
     }
@@ -355,7 +369,7 @@ struct HostileInputTests {
             do {
                 let token = try SinchWorld.token(claims: claims)
                 _ = try await TokenVerifier().verify(token, appID: SinchWorld.appID, facts: SinchWorld.context(), now: SinchWorld.now)
-                exit(2)   // accepted: wrong
+                exit(2)  // accepted: wrong
             } catch let rejection as TokenRejection {
                 exit([.claimWrongValue, .keyNotFound].contains(rejection.reason) ? 0 : 3)
             } catch {

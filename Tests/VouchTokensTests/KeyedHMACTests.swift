@@ -19,8 +19,9 @@ struct KeyedHMACTests {
                 message.withUnsafeBytes { message in
                     written.withUnsafeMutableBytes { keyed.write(codeOf: message, into: $0) }
                 }
-                #expect(Array(written.prefix(32)) == reference && written.suffix(8).allSatisfy { $0 == 0xAA },
-                        "written in place: the code, and nothing past it")
+                #expect(
+                    Array(written.prefix(32)) == reference && written.suffix(8).allSatisfy { $0 == 0xAA },
+                    "written in place: the code, and nothing past it")
                 #expect(keyed.isValid(tag: reference, for: message))
                 var wrong = reference
                 wrong[messageLength % 32] ^= 0x01
@@ -34,7 +35,8 @@ struct KeyedHMACTests {
     func rfc4231() {
         let keyed = KeyedHMAC(key: Array("Jefe".utf8))
         let code = keyed.code(Array("what do ya want for nothing?".utf8))
-        #expect(code.map { String(format: "%02x", $0) }.joined()
+        #expect(
+            code.map { String(format: "%02x", $0) }.joined()
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 }

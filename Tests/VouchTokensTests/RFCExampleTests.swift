@@ -50,8 +50,9 @@ struct RFCExampleTests {
         }
     }
 
-    @Test("signature verifies; one flipped bit of the signature or of the input does not",
-          arguments: ["rfc7515-A.1-HS256", "rfc7515-A.2-RS256", "rfc7520-4.1-RS256", "rfc7520-4.4-HS256"])
+    @Test(
+        "signature verifies; one flipped bit of the signature or of the input does not",
+        arguments: ["rfc7515-A.1-HS256", "rfc7515-A.2-RS256", "rfc7520-4.1-RS256", "rfc7520-4.4-HS256"])
     func signatureVerifies(id: String) throws {
         let example = try Self.example(id)
         #expect(example.signature.count == (example.alg == "HS256" ? 32 : 256))

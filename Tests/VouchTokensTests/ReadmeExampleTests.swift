@@ -5,9 +5,9 @@ import VouchTokens
 
 /// The README's `VerificationFactsProvider`, as written there: a third party's own look-ups.
 struct MyFacts: VerificationFactsProvider {
-    let keys: [UUID: LayerVerificationKey]      // your providers' public keys, by key id
-    let boundProviders: Set<UUID>               // providers that may vouch for this app
-    let usableNonces: Set<String>               // nonces you issued and nobody used yet
+    let keys: [UUID: LayerVerificationKey]  // your providers' public keys, by key id
+    let boundProviders: Set<UUID>  // providers that may vouch for this app
+    let usableNonces: Set<String>  // nonces you issued and nobody used yet
 
     func facts(for plan: TokenPlan, now: Int64) async throws -> VerificationFacts {
         VerificationFacts(
@@ -22,8 +22,9 @@ struct MyFacts: VerificationFactsProvider {
 struct ReadmeExampleTests {
     @Test("the README's facts provider verifies a good token and diagnoses a bad one")
     func readmeFactsProvider() async throws {
-        let key = LayerVerificationKey(id: LayerWorld.keyID, providerID: LayerWorld.providerID, status: .active,
-                                       publicKey: TestKeys.provider.privateKey.publicKey)
+        let key = LayerVerificationKey(
+            id: LayerWorld.keyID, providerID: LayerWorld.providerID, status: .active,
+            publicKey: TestKeys.provider.privateKey.publicKey)
         let myFacts = MyFacts(keys: [key.id: key], boundProviders: [LayerWorld.providerID], usableNonces: [LayerWorld.nonce])
         let token = try LayerWorld.token()
         let (appID, now) = (LayerWorld.appID, LayerWorld.now)

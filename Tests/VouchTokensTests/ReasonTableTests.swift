@@ -25,13 +25,15 @@ struct Scenario: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(expected.rawValue): \(name)" }
 
     /// A Layer token: the valid one, with header / claims / signer / world altered.
-    static func layer(_ name: String, _ expected: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil,
-                      now: Int64 = LayerWorld.now,
-                      header: @escaping @Sendable (inout JSONText) -> Void = { _ in },
-                      claims: @escaping @Sendable (inout JSONText) -> Void = { _ in },
-                      attackerSigns: Bool = false,
-                      context: @escaping @Sendable (inout TestContext) -> Void = { _ in },
-                      token transform: @escaping @Sendable (String) -> String = { $0 }) -> Scenario {
+    static func layer(
+        _ name: String, _ expected: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil,
+        now: Int64 = LayerWorld.now,
+        header: @escaping @Sendable (inout JSONText) -> Void = { _ in },
+        claims: @escaping @Sendable (inout JSONText) -> Void = { _ in },
+        attackerSigns: Bool = false,
+        context: @escaping @Sendable (inout TestContext) -> Void = { _ in },
+        token transform: @escaping @Sendable (String) -> String = { $0 }
+    ) -> Scenario {
         Scenario(name: "Layer: " + name, expected: expected, param: param, claim: claim, hint: hint) {
             var headerText = LayerWorld.header()
             header(&headerText)
@@ -46,12 +48,14 @@ struct Scenario: Sendable, CustomTestStringConvertible {
     }
 
     /// A Sinch token: the reference one, with header / claims / key / world altered.
-    static func sinch(_ name: String, _ expected: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil,
-                      now: Int64 = SinchWorld.now, secretApp: UUID = SinchWorld.appID,
-                      header: @escaping @Sendable (inout JSONText) -> Void = { _ in },
-                      claims: @escaping @Sendable (inout JSONText) -> Void = { _ in },
-                      keyDate: String? = nil, wrongSecret: Bool = false,
-                      context: @escaping @Sendable (inout TestContext) -> Void = { _ in }) -> Scenario {
+    static func sinch(
+        _ name: String, _ expected: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil,
+        now: Int64 = SinchWorld.now, secretApp: UUID = SinchWorld.appID,
+        header: @escaping @Sendable (inout JSONText) -> Void = { _ in },
+        claims: @escaping @Sendable (inout JSONText) -> Void = { _ in },
+        keyDate: String? = nil, wrongSecret: Bool = false,
+        context: @escaping @Sendable (inout TestContext) -> Void = { _ in }
+    ) -> Scenario {
         Scenario(name: "Sinch: " + name, expected: expected, param: param, claim: claim, hint: hint) {
             var headerText = SinchWorld.header()
             header(&headerText)
@@ -86,8 +90,9 @@ enum ReasonScenarios {
         .layer("padding after the signature", .malformedBase64URL, token: { $0 + "==" }),
         // #4
         Scenario(name: "Layer: header is truncated JSON", expected: .malformedJSON) {
-            let token = try LayerWorld.token(headerBytes: Array(#"{"typ":"JWT","alg":"RS256","cty":"layer-eit;v=1""#.utf8),
-                                             claimsBytes: LayerWorld.claims().bytes)
+            let token = try LayerWorld.token(
+                headerBytes: Array(#"{"typ":"JWT","alg":"RS256","cty":"layer-eit;v=1""#.utf8),
+                claimsBytes: LayerWorld.claims().bytes)
             return .init(token: token, context: LayerWorld.context(), appID: LayerWorld.appID, now: LayerWorld.now)
         },
         Scenario(name: "Layer: claims are a JSON array", expected: .malformedJSON) {
@@ -106,8 +111,9 @@ enum ReasonScenarios {
         .layer("cty of another version", .headerParamWrongValue, param: "cty", header: { $0["cty"] = jsonString("layer-eit;v=2") }),
         .layer("typ JOSE", .headerParamWrongValue, param: "typ", header: { $0["typ"] = jsonString("JOSE") }),
         // #8
-        .layer("kid layer:///keys/ + not a UUID", .keyMalformed, param: "kid",
-               header: { $0["kid"] = jsonString("layer:///keys/not-a-uuid") }),
+        .layer(
+            "kid layer:///keys/ + not a UUID", .keyMalformed, param: "kid",
+            header: { $0["kid"] = jsonString("layer:///keys/not-a-uuid") }),
         // #9
         .layer("kid names no key", .keyNotFound, param: "kid", header: { $0["kid"] = jsonString(LayerID.key(LayerWorld.unknownKeyID)) }),
         // #10
@@ -125,26 +131,39 @@ enum ReasonScenarios {
         // #15
         .layer("prn empty", .claimWrongValue, claim: "prn", claims: { $0["prn"] = jsonString("") }),
         .layer("prn of 256 bytes", .claimWrongValue, claim: "prn", claims: { $0["prn"] = jsonString(String(repeating: "u", count: 256)) }),
-        .layer("display_name over 128 bytes", .claimWrongValue, claim: "display_name",
-               claims: { $0["display_name"] = jsonString(String(repeating: "n", count: 129)) }),
-        .layer("avatar_url over 1024 bytes", .claimWrongValue, claim: "avatar_url",
-               claims: { $0["avatar_url"] = jsonString("https://x/" + String(repeating: "a", count: 1020)) }),
+        .layer(
+            "display_name over 128 bytes", .claimWrongValue, claim: "display_name",
+            claims: { $0["display_name"] = jsonString(String(repeating: "n", count: 129)) }),
+        .layer(
+            "avatar_url over 1024 bytes", .claimWrongValue, claim: "avatar_url",
+            claims: { $0["avatar_url"] = jsonString("https://x/" + String(repeating: "a", count: 1020)) }),
         .layer("negative exp", .claimWrongValue, claim: "exp", claims: { $0["exp"] = "-1" }),
         // #16
-        .layer("iss names another provider than the key's", .providerNotFound, claim: "iss",
-               claims: { $0["iss"] = jsonString(LayerID.provider(LayerWorld.otherProviderID)) }),
+        .layer(
+            "iss names another provider than the key's", .providerNotFound, claim: "iss",
+            claims: { $0["iss"] = jsonString(LayerID.provider(LayerWorld.otherProviderID)) }),
         .layer("iss is not a provider id", .providerNotFound, claim: "iss", claims: { $0["iss"] = jsonString("acme") }),
-        .layer("provider unknown to the server", .providerNotFound, claim: "iss",
-               context: { $0.providers[LayerWorld.providerID] = nil }),
+        .layer(
+            "provider unknown to the server", .providerNotFound, claim: "iss",
+            context: { $0.providers[LayerWorld.providerID] = nil }),
         // #17
-        .layer("provider not bound to the app", .providerNotBoundToApp, claim: "iss",
-               context: { $0.providers[LayerWorld.providerID] = [LayerWorld.otherAppID] }),
+        .layer(
+            "provider not bound to the app", .providerNotBoundToApp, claim: "iss",
+            context: { $0.providers[LayerWorld.providerID] = [LayerWorld.otherAppID] }),
         // #18
-        .layer("expired beyond the leeway", .expired, claim: "exp",
-               claims: { $0["iat"] = String(LayerWorld.now - 300); $0["exp"] = String(LayerWorld.now - 60) }),
+        .layer(
+            "expired beyond the leeway", .expired, claim: "exp",
+            claims: {
+                $0["iat"] = String(LayerWorld.now - 300)
+                $0["exp"] = String(LayerWorld.now - 60)
+            }),
         // #19
-        .layer("iat in the future beyond the leeway", .notBefore, claim: "iat",
-               claims: { $0["iat"] = String(LayerWorld.now + 61); $0["exp"] = String(LayerWorld.now + 300) }),
+        .layer(
+            "iat in the future beyond the leeway", .notBefore, claim: "iat",
+            claims: {
+                $0["iat"] = String(LayerWorld.now + 61)
+                $0["exp"] = String(LayerWorld.now + 300)
+            }),
         // #20 (Sinch only)
         .sinch("exp − iat = 59", .ttlTooShort, claims: { $0["exp"] = String(SinchWorld.iat + 59) }),
         // #21
@@ -157,28 +176,59 @@ enum ReasonScenarios {
 
     /// Tokens breaking two rules: the lower-numbered one wins.
     static let precedence: [Scenario] = [
-        .layer("bad signature + expired → signature", .signatureVerificationFailed,
-               claims: { $0["iat"] = String(LayerWorld.now - 3600); $0["exp"] = String(LayerWorld.now - 3000) }, attackerSigns: true),
-        .layer("wrong alg + unknown kid → header", .headerParamWrongValue, param: "alg",
-               header: { $0["alg"] = jsonString("HS256"); $0["kid"] = jsonString(LayerID.key(LayerWorld.unknownKeyID)) }),
-        .layer("missing claim + bad signature → signature", .signatureVerificationFailed,
-               claims: { $0["prn"] = nil }, attackerSigns: true),
-        .layer("expired + nonce not found → expired", .expired, claim: "exp",
-               claims: { $0["iat"] = String(LayerWorld.now - 3600); $0["exp"] = String(LayerWorld.now - 3000) },
-               context: { $0.usableNonces = [] }),
-        .layer("not bound + expired → not bound", .providerNotBoundToApp, claim: "iss",
-               claims: { $0["iat"] = String(LayerWorld.now - 3600); $0["exp"] = String(LayerWorld.now - 3000) },
-               context: { $0.providers[LayerWorld.providerID] = [] }),
-        .layer("disabled key + bad signature → disabled", .keyDisabled, param: "kid", attackerSigns: true,
-               context: { $0.layerKeys[LayerWorld.keyID]?.status = .disabled }),
-        .layer("iat in milliseconds → not before, with a hint about milliseconds", .notBefore, claim: "iat", hint: "milliseconds",
-               claims: { $0["iat"] = String(LayerWorld.now * 1000) }),
-        .layer("missing exp + empty prn → missing first", .claimNotFound, claim: "exp",
-               claims: { $0["exp"] = nil; $0["prn"] = jsonString("") }),
-        .layer("missing typ + wrong alg → missing first", .headerParamNotFound, param: "typ",
-               header: { $0["typ"] = nil; $0["alg"] = jsonString("none") }),
-        .layer("suspended + nonce not found → nonce", .nonceNotFound, claim: "nce",
-               context: { $0.usableNonces = []; $0.suspendedUsers = [LayerWorld.userID] }),
+        .layer(
+            "bad signature + expired → signature", .signatureVerificationFailed,
+            claims: {
+                $0["iat"] = String(LayerWorld.now - 3600)
+                $0["exp"] = String(LayerWorld.now - 3000)
+            }, attackerSigns: true),
+        .layer(
+            "wrong alg + unknown kid → header", .headerParamWrongValue, param: "alg",
+            header: {
+                $0["alg"] = jsonString("HS256")
+                $0["kid"] = jsonString(LayerID.key(LayerWorld.unknownKeyID))
+            }),
+        .layer(
+            "missing claim + bad signature → signature", .signatureVerificationFailed,
+            claims: { $0["prn"] = nil }, attackerSigns: true),
+        .layer(
+            "expired + nonce not found → expired", .expired, claim: "exp",
+            claims: {
+                $0["iat"] = String(LayerWorld.now - 3600)
+                $0["exp"] = String(LayerWorld.now - 3000)
+            },
+            context: { $0.usableNonces = [] }),
+        .layer(
+            "not bound + expired → not bound", .providerNotBoundToApp, claim: "iss",
+            claims: {
+                $0["iat"] = String(LayerWorld.now - 3600)
+                $0["exp"] = String(LayerWorld.now - 3000)
+            },
+            context: { $0.providers[LayerWorld.providerID] = [] }),
+        .layer(
+            "disabled key + bad signature → disabled", .keyDisabled, param: "kid", attackerSigns: true,
+            context: { $0.layerKeys[LayerWorld.keyID]?.status = .disabled }),
+        .layer(
+            "iat in milliseconds → not before, with a hint about milliseconds", .notBefore, claim: "iat", hint: "milliseconds",
+            claims: { $0["iat"] = String(LayerWorld.now * 1000) }),
+        .layer(
+            "missing exp + empty prn → missing first", .claimNotFound, claim: "exp",
+            claims: {
+                $0["exp"] = nil
+                $0["prn"] = jsonString("")
+            }),
+        .layer(
+            "missing typ + wrong alg → missing first", .headerParamNotFound, param: "typ",
+            header: {
+                $0["typ"] = nil
+                $0["alg"] = jsonString("none")
+            }),
+        .layer(
+            "suspended + nonce not found → nonce", .nonceNotFound, claim: "nce",
+            context: {
+                $0.usableNonces = []
+                $0.suspendedUsers = [LayerWorld.userID]
+            }),
     ]
 
     /// The Sinch profile's rules by analogy (PROTOCOL §5.4, last paragraph).
@@ -186,28 +236,37 @@ enum ReasonScenarios {
         .sinch("alg missing", .headerParamNotFound, param: "alg", header: { $0["alg"] = nil }),
         .sinch("alg RS256", .headerParamWrongValue, param: "alg", header: { $0["alg"] = jsonString("RS256") }),
         .sinch("typ JOSE", .headerParamWrongValue, param: "typ", header: { $0["typ"] = jsonString("JOSE") }),
-        .sinch("kid hkdfv1- with an impossible date", .keyMalformed, param: "kid",
-               header: { $0["kid"] = jsonString("hkdfv1-20181302") }, keyDate: "20180102"),
+        .sinch(
+            "kid hkdfv1- with an impossible date", .keyMalformed, param: "kid",
+            header: { $0["kid"] = jsonString("hkdfv1-20181302") }, keyDate: "20180102"),
         .sinch("unknown application key", .keyNotFound, context: { $0.registrationSecrets = [:] }),
-        .sinch("kid date two days off", .keyNotFound, param: "kid",
-               header: { $0["kid"] = jsonString("hkdfv1-20171231") },
-               claims: { $0["iat"] = String(SinchWorld.iat - 2 * 86_400); $0["exp"] = String(SinchWorld.iat + 600) }),
-        .sinch("kid date (yesterday) is not the UTC day of iat", .keyNotFound, param: "kid",
-               header: { $0["kid"] = jsonString("hkdfv1-20180101") }),
-        .sinch("at 00:30 UTC, a token dated the day before yesterday", .keyNotFound, param: "kid",
-               now: SinchDays.halfPastMidnight,
-               header: { $0["kid"] = jsonString("hkdfv1-20180101") },
-               claims: {
-                   $0["iat"] = String(SinchDays.jan3 - 86_400 - 300)
-                   $0["exp"] = String(SinchDays.halfPastMidnight + 3600)
-               }),
+        .sinch(
+            "kid date two days off", .keyNotFound, param: "kid",
+            header: { $0["kid"] = jsonString("hkdfv1-20171231") },
+            claims: {
+                $0["iat"] = String(SinchWorld.iat - 2 * 86_400)
+                $0["exp"] = String(SinchWorld.iat + 600)
+            }),
+        .sinch(
+            "kid date (yesterday) is not the UTC day of iat", .keyNotFound, param: "kid",
+            header: { $0["kid"] = jsonString("hkdfv1-20180101") }),
+        .sinch(
+            "at 00:30 UTC, a token dated the day before yesterday", .keyNotFound, param: "kid",
+            now: SinchDays.halfPastMidnight,
+            header: { $0["kid"] = jsonString("hkdfv1-20180101") },
+            claims: {
+                $0["iat"] = String(SinchDays.jan3 - 86_400 - 300)
+                $0["exp"] = String(SinchDays.halfPastMidnight + 3600)
+            }),
         .sinch("signed with another secret", .signatureVerificationFailed, wrongSecret: true),
         .sinch("missing iat → claim_not_found, not key_not_found", .claimNotFound, claim: "iat", claims: { $0["iat"] = nil }),
         .sinch("iat as a string", .claimWrongType, claim: "iat", claims: { $0["iat"] = jsonString(String(SinchWorld.iat)) }),
-        .sinch("sub does not match iss", .claimWrongValue, claim: "sub",
-               claims: { $0["sub"] = jsonString("//rtc.sinch.com/applications/00000000-0000-4000-8000-000000000000/users/foo") }),
-        .sinch("user id outside [A-Za-z0-9_=-]", .claimWrongValue, claim: "sub",
-               claims: { $0["sub"] = jsonString(SinchWorld.issuer + "/users/foo bar") }),
+        .sinch(
+            "sub does not match iss", .claimWrongValue, claim: "sub",
+            claims: { $0["sub"] = jsonString("//rtc.sinch.com/applications/00000000-0000-4000-8000-000000000000/users/foo") }),
+        .sinch(
+            "user id outside [A-Za-z0-9_=-]", .claimWrongValue, claim: "sub",
+            claims: { $0["sub"] = jsonString(SinchWorld.issuer + "/users/foo bar") }),
         .sinch("secret of another app", .providerNotBoundToApp, claim: "iss", secretApp: SinchWorld.otherAppID),
         .sinch("expired", .expired, claim: "exp", now: SinchWorld.iat + 600 + 60),
         .sinch("iat ahead of the server clock", .notBefore, claim: "iat", now: SinchWorld.iat - 200),
@@ -221,8 +280,9 @@ enum ReasonScenarios {
 struct ReasonTableTests {
     @Test("the valid tokens the scenarios start from verify")
     func baselinesVerify() async throws {
-        let layer = try await TokenVerifier().verify(try LayerWorld.token(), appID: LayerWorld.appID,
-                                                     facts: LayerWorld.context(), now: LayerWorld.now)
+        let layer = try await TokenVerifier().verify(
+            try LayerWorld.token(), appID: LayerWorld.appID,
+            facts: LayerWorld.context(), now: LayerWorld.now)
         #expect(layer.profile == .layer)
         #expect(layer.userID == LayerWorld.userID)
         #expect(layer.nonce == LayerWorld.nonce)
@@ -233,8 +293,9 @@ struct ReasonTableTests {
         #expect(layer.applicationKey == nil)
         #expect(layer.identity == IdentityClaims())
 
-        let sinch = try await TokenVerifier().verify(try SinchWorld.token(), appID: SinchWorld.appID,
-                                                     facts: SinchWorld.context(), now: SinchWorld.now)
+        let sinch = try await TokenVerifier().verify(
+            try SinchWorld.token(), appID: SinchWorld.appID,
+            facts: SinchWorld.context(), now: SinchWorld.now)
         #expect(sinch.profile == .sinch)
         #expect(sinch.userID == "foo")
         #expect(sinch.applicationKey == SinchWorld.applicationKey)
@@ -316,8 +377,9 @@ struct ReasonTableTests {
         func verdict(iat: Int64, exp: Int64, leeway: Int64 = 60) async throws -> RejectionReason? {
             let token = try LayerWorld.token(claims: LayerWorld.claims(iat: iat, exp: exp))
             do {
-                _ = try await TokenVerifier(leewaySeconds: leeway).verify(token, appID: LayerWorld.appID,
-                                                                         facts: LayerWorld.context(), now: now)
+                _ = try await TokenVerifier(leewaySeconds: leeway).verify(
+                    token, appID: LayerWorld.appID,
+                    facts: LayerWorld.context(), now: now)
                 return nil
             } catch let rejection as TokenRejection {
                 return rejection.reason
@@ -337,22 +399,25 @@ struct ReasonTableTests {
         let yesterday = try SinchWorld.token(
             header: SinchWorld.header(kid: "hkdfv1-20180102"),
             claims: SinchWorld.claims(iat: SinchDays.jan3 - 300, exp: SinchDays.jan3 + 3300))
-        let verified = try await TokenVerifier().verify(yesterday, appID: SinchWorld.appID, facts: SinchWorld.context(),
-                                                        now: SinchDays.halfPastMidnight)
+        let verified = try await TokenVerifier().verify(
+            yesterday, appID: SinchWorld.appID, facts: SinchWorld.context(),
+            now: SinchDays.halfPastMidnight)
         #expect(verified.issuedAt == SinchDays.jan3 - 300)
 
         // Tomorrow's date is accepted too (the minter's clock ahead), when it is iat's day.
         let tomorrow = try SinchWorld.token(
             header: SinchWorld.header(kid: "hkdfv1-20180104"),
             claims: SinchWorld.claims(iat: SinchDays.jan3 + 86_400 + 10, exp: SinchDays.jan3 + 86_400 + 700))
-        _ = try await TokenVerifier().verify(tomorrow, appID: SinchWorld.appID, facts: SinchWorld.context(),
-                                             now: SinchDays.jan3 + 86_400 - 20)
+        _ = try await TokenVerifier().verify(
+            tomorrow, appID: SinchWorld.appID, facts: SinchWorld.context(),
+            now: SinchDays.jan3 + 86_400 - 20)
 
         let dayBefore = try SinchWorld.token(
             header: SinchWorld.header(kid: "hkdfv1-20180101"),
             claims: SinchWorld.claims(iat: SinchDays.jan3 - 86_400 - 300, exp: SinchDays.halfPastMidnight + 3600))
-        let diagnosis = try await TokenVerifier().diagnose(dayBefore, appID: SinchWorld.appID, facts: SinchWorld.context(),
-                                                           now: SinchDays.halfPastMidnight)
+        let diagnosis = try await TokenVerifier().diagnose(
+            dayBefore, appID: SinchWorld.appID, facts: SinchWorld.context(),
+            now: SinchDays.halfPastMidnight)
         #expect(diagnosis.rejections.map(\.reason) == [.keyNotFound])
         #expect(diagnosis.rejections.first?.param == "kid")
     }
@@ -403,8 +468,9 @@ struct ReasonTableTests {
     @Test("diagnose of a valid token is empty, and the claim look-ups were made")
     func diagnoseValid() async throws {
         let context = LayerWorld.context()
-        let diagnosis = try await TokenVerifier().diagnose(try LayerWorld.token(), appID: LayerWorld.appID, facts: context,
-                                                           now: LayerWorld.now)
+        let diagnosis = try await TokenVerifier().diagnose(
+            try LayerWorld.token(), appID: LayerWorld.appID, facts: context,
+            now: LayerWorld.now)
         #expect(diagnosis.isValid)
         #expect(diagnosis.rejections.isEmpty)
         #expect(diagnosis.claims["prn"] == .string(LayerWorld.userID))
@@ -445,12 +511,14 @@ struct ReasonTableTests {
         var sinchHostile = SinchWorld.context()
         sinchHostile.seenRegistrationNonces = [SinchWorld.nonce]
         sinchHostile.suspendedUsers = ["foo"]
-        #expect(await rejection(of: sinchToken, appID: SinchWorld.appID, context: sinchHostile, now: SinchWorld.now)?.reason
+        #expect(
+            await rejection(of: sinchToken, appID: SinchWorld.appID, context: sinchHostile, now: SinchWorld.now)?.reason
                 == .signatureVerificationFailed)
         let sinchDiagnosis = try await TokenVerifier().diagnose(sinchToken, appID: SinchWorld.appID, facts: sinchHostile, now: SinchWorld.now)
         #expect(sinchDiagnosis.rejections.map(\.reason) == [.signatureVerificationFailed])
-        let sinchSigned = try await TokenVerifier().diagnose(try SinchWorld.token(), appID: SinchWorld.appID, facts: sinchHostile,
-                                                             now: SinchWorld.now)
+        let sinchSigned = try await TokenVerifier().diagnose(
+            try SinchWorld.token(), appID: SinchWorld.appID, facts: sinchHostile,
+            now: SinchWorld.now)
         #expect(sinchSigned.rejections.map(\.reason) == [.nonceReplayed, .userSuspended])
     }
 }

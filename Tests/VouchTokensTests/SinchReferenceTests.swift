@@ -69,18 +69,22 @@ struct SinchReferenceTests {
     func minterReproducesReference() throws {
         let reference = try Self.reference()
         let minter = try SinchTokenMinter(applicationKey: reference.applicationKey, applicationSecret: reference.applicationSecret)
-        let token = try minter.mint(userID: reference.userID, nonce: reference.nonce, issuedAt: reference.iat,
-                                    ttl: reference.exp - reference.iat)
+        let token = try minter.mint(
+            userID: reference.userID, nonce: reference.nonce, issuedAt: reference.iat,
+            ttl: reference.exp - reference.iat)
         #expect(token == reference.sortedKeysNoTyp)
         // The same minter accepts the secret without padding (as issued, padding optional).
-        let unpadded = try SinchTokenMinter(applicationKey: reference.applicationKey.uppercased(),
-                                            applicationSecret: String(reference.applicationSecret.prefix { $0 != "=" }))
-        #expect(try unpadded.mint(userID: reference.userID, nonce: reference.nonce, issuedAt: reference.iat, ttl: 600)
+        let unpadded = try SinchTokenMinter(
+            applicationKey: reference.applicationKey.uppercased(),
+            applicationSecret: String(reference.applicationSecret.prefix { $0 != "=" }))
+        #expect(
+            try unpadded.mint(userID: reference.userID, nonce: reference.nonce, issuedAt: reference.iat, ttl: 600)
                 == reference.sortedKeysNoTyp)
     }
 
-    @Test("both reference tokens verify at iat+10 for the app that holds the secret",
-          arguments: ["sorted_keys_no_typ", "docs_example_insertion_order"])
+    @Test(
+        "both reference tokens verify at iat+10 for the app that holds the secret",
+        arguments: ["sorted_keys_no_typ", "docs_example_insertion_order"])
     func referenceTokensVerify(which: String) async throws {
         let reference = try Self.reference()
         let token = which == "sorted_keys_no_typ" ? reference.sortedKeysNoTyp : reference.insertionOrder

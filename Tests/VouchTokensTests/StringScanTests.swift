@@ -21,8 +21,9 @@ struct StringScanTests {
                 for value in 0...255 {
                     var bytes = [UInt8](repeating: filler, count: 8)
                     bytes[position] = UInt8(value)
-                    #expect(StringBytes.hasSpecialByte(Self.word(bytes)) == Self.isSpecial(UInt8(value)),
-                            "filler \(filler), byte \(value) at \(position)")
+                    #expect(
+                        StringBytes.hasSpecialByte(Self.word(bytes)) == Self.isSpecial(UInt8(value)),
+                        "filler \(filler), byte \(value) at \(position)")
                 }
             }
         }

@@ -216,13 +216,17 @@ enum LayerWorld {
         ])
     }
 
-    static func token(header: JSONText = header(), claims: JSONText = claims(),
-                      key: _RSA.Signing.PrivateKey = TestKeys.provider.privateKey) throws -> String {
+    static func token(
+        header: JSONText = header(), claims: JSONText = claims(),
+        key: _RSA.Signing.PrivateKey = TestKeys.provider.privateKey
+    ) throws -> String {
         try JWS.rs256(header: header.bytes, claims: claims.bytes, key: key)
     }
 
-    static func token(headerBytes: [UInt8], claimsBytes: [UInt8],
-                      key: _RSA.Signing.PrivateKey = TestKeys.provider.privateKey) throws -> String {
+    static func token(
+        headerBytes: [UInt8], claimsBytes: [UInt8],
+        key: _RSA.Signing.PrivateKey = TestKeys.provider.privateKey
+    ) throws -> String {
         try JWS.rs256(header: headerBytes, claims: claimsBytes, key: key)
     }
 
@@ -230,8 +234,9 @@ enum LayerWorld {
     /// nonce usable, nobody suspended.
     static func context(keyStatus: KeyStatus = .active) -> TestContext {
         var context = TestContext()
-        context.layerKeys[keyID] = LayerVerificationKey(id: keyID, providerID: providerID, status: keyStatus,
-                                                        publicKey: TestKeys.provider.privateKey.publicKey)
+        context.layerKeys[keyID] = LayerVerificationKey(
+            id: keyID, providerID: providerID, status: keyStatus,
+            publicKey: TestKeys.provider.privateKey.publicKey)
         context.providers[providerID] = [appID]
         context.providers[otherProviderID] = [appID]
         context.usableNonces = [nonce]
@@ -247,7 +252,7 @@ enum SinchWorld {
     static let applicationKey = UUID(uuidString: "a32e5a8d-f7d8-411c-9645-9038e8dd051d")!
     static let secretBase64 = "ax8hTTQJF0OPXL32r1LHMA=="
     static let secret: [UInt8] = Array(Data(base64Encoded: secretBase64)!)
-    static let iat: Int64 = 1_514_862_245   // 2018-01-02T03:04:05Z
+    static let iat: Int64 = 1_514_862_245  // 2018-01-02T03:04:05Z
     static let now: Int64 = iat + 10
     static let nonce = "6b438bda-2d5c-4e8c-92b0-39f20a94b34e"
     static let issuer = "//rtc.sinch.com/applications/a32e5a8d-f7d8-411c-9645-9038e8dd051d"
@@ -264,8 +269,10 @@ enum SinchWorld {
     }
 
     /// Signs with the key derived for `keyDate` (by default the date the header's `kid` names).
-    static func token(header: JSONText = header(), claims: JSONText = claims(), keyDate: String? = nil,
-                      secret: [UInt8] = secret) throws -> String {
+    static func token(
+        header: JSONText = header(), claims: JSONText = claims(), keyDate: String? = nil,
+        secret: [UInt8] = secret
+    ) throws -> String {
         let kidText = header["kid"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8), options: .fragmentsAllowed) as? String }
         let dateText = try #require(keyDate ?? kidText?.replacingOccurrences(of: "hkdfv1-", with: ""))
         let date = try #require(CivilDate(compact: dateText))
@@ -283,9 +290,11 @@ enum SinchWorld {
 
 /// Runs `verify` and returns the rejection it throws (recording an issue if it accepts the token or
 /// throws anything else).
-func rejection(of token: String, appID: UUID, context: TestContext, now: Int64,
-               verifier: TokenVerifier = TokenVerifier(),
-               sourceLocation: SourceLocation = #_sourceLocation) async -> TokenRejection? {
+func rejection(
+    of token: String, appID: UUID, context: TestContext, now: Int64,
+    verifier: TokenVerifier = TokenVerifier(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> TokenRejection? {
     do {
         let verified = try await verifier.verify(token, appID: appID, facts: context, now: now)
         Issue.record("token was accepted (user \(verified.userID)), expected a rejection", sourceLocation: sourceLocation)

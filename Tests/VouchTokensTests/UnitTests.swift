@@ -26,10 +26,12 @@ struct Base64URLTests {
         #expect(Base64URL.decodeCanonical("-_8") == [0xFB, 0xFF])
     }
 
-    @Test("non-canonical spellings are refused", arguments: [
-        "QQ==", "QQ=", "QUI=", "Q", "QUJDR", "+/8", "-_+", "QU/", "QQ ", " QQ", "Q Q", "QQ\n", "QU\tI",
-        "QR", "QUJ", "QUK", "AB", "AAB", "//", "é", "QQ\u{0}",
-    ])
+    @Test(
+        "non-canonical spellings are refused",
+        arguments: [
+            "QQ==", "QQ=", "QUI=", "Q", "QUJDR", "+/8", "-_+", "QU/", "QQ ", " QQ", "Q Q", "QQ\n", "QU\tI",
+            "QR", "QUJ", "QUK", "AB", "AAB", "//", "é", "QQ\u{0}",
+        ])
     func refusesNonCanonical(text: String) {
         #expect(Base64URL.decodeCanonical(text) == nil)
     }
@@ -105,16 +107,18 @@ struct StrictJSONTests {
         #expect(JSONNumber(literal: "1700000000.0").integerValue == nil)
     }
 
-    @Test("invalid JSON is refused", arguments: [
-        #"{"s":"\ud83d"}"#, #"{"s":"\ude00"}"#, #"{"s":"\ud83d\u0041"}"#, #"{"s":"\ud83dx"}"#, #"{"s":"\ud83d\\"}"#,
-        "{\"s\":\"a\u{01}b\"}", "{\"s\":\"a\tb\"}", "{\"s\":\"a\nb\"}", "{\"s\":\"\u{1F}\"}",
-        #"{"a":1,}"#, "[1,]", "[1,,2]", "{,}", #"{"a":01}"#, #"{"a":-01}"#, #"{"a":00}"#,
-        #"{"a":1}x"#, #"{"a":1}{}"#, #"{"a":1}]"#, "{} []",
-        "{'a':1}", "{a:1}", #"{"a":NaN}"#, #"{"a":Infinity}"#, #"{"a":+1}"#, #"{"a":.5}"#, #"{"a":1.}"#,
-        #"{"a":1e}"#, #"{"a":1e+}"#, #"{"a":-}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":True}"#,
-        #"{"a":1 /* c */}"#, #"{"a":"\x41"}"#, #"{"a":"\u12"}"#, #"{"a":"\U0041"}"#, #"{"a" 1}"#, #"{"a":1"#,
-        #"{"a":"x"#, "", " ", "{", "\u{FEFF}{}", "{\"a\":1}\u{0}",
-    ])
+    @Test(
+        "invalid JSON is refused",
+        arguments: [
+            #"{"s":"\ud83d"}"#, #"{"s":"\ude00"}"#, #"{"s":"\ud83d\u0041"}"#, #"{"s":"\ud83dx"}"#, #"{"s":"\ud83d\\"}"#,
+            "{\"s\":\"a\u{01}b\"}", "{\"s\":\"a\tb\"}", "{\"s\":\"a\nb\"}", "{\"s\":\"\u{1F}\"}",
+            #"{"a":1,}"#, "[1,]", "[1,,2]", "{,}", #"{"a":01}"#, #"{"a":-01}"#, #"{"a":00}"#,
+            #"{"a":1}x"#, #"{"a":1}{}"#, #"{"a":1}]"#, "{} []",
+            "{'a':1}", "{a:1}", #"{"a":NaN}"#, #"{"a":Infinity}"#, #"{"a":+1}"#, #"{"a":.5}"#, #"{"a":1.}"#,
+            #"{"a":1e}"#, #"{"a":1e+}"#, #"{"a":-}"#, #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":True}"#,
+            #"{"a":1 /* c */}"#, #"{"a":"\x41"}"#, #"{"a":"\u12"}"#, #"{"a":"\U0041"}"#, #"{"a" 1}"#, #"{"a":1"#,
+            #"{"a":"x"#, "", " ", "{", "\u{FEFF}{}", "{\"a\":1}\u{0}",
+        ])
     func refusesInvalid(text: String) {
         #expect(throws: StrictJSON.Failure.self) { try StrictJSON().parse(Array(text.utf8)) }
     }
@@ -176,11 +180,13 @@ struct StrictJSONTests {
         #expect(throws: StrictJSON.Failure.invalidUTF8) { try StrictJSON().parseMembers([UInt8(ascii: "{"), 0xC3, UInt8(ascii: "}")]) }
     }
 
-    @Test("refuses in members exactly what it refuses as a value", arguments: [
-        #"{"s":"\ud83d"}"#, "{\"s\":\"a\u{01}b\"}", #"{"a":1,}"#, "{,}", #"{"a":01}"#, #"{"a":1}x"#, #"{"a":1}{}"#,
-        "{'a':1}", "{a:1}", #"{"a" 1}"#, #"{"a":1"#, #"{"a":"x"#, "", " ", "{", "\u{FEFF}{}", "{\"a\":1}\u{0}",
-        #"{"a":1,"a":2}"#, "{\"\u{E9}\":1,\"e\u{301}\":2}", #"{"a":{"b":1,"b":2}}"#, #"{"a":[1,{"c":{}}]}"#,
-    ])
+    @Test(
+        "refuses in members exactly what it refuses as a value",
+        arguments: [
+            #"{"s":"\ud83d"}"#, "{\"s\":\"a\u{01}b\"}", #"{"a":1,}"#, "{,}", #"{"a":01}"#, #"{"a":1}x"#, #"{"a":1}{}"#,
+            "{'a':1}", "{a:1}", #"{"a" 1}"#, #"{"a":1"#, #"{"a":"x"#, "", " ", "{", "\u{FEFF}{}", "{\"a\":1}\u{0}",
+            #"{"a":1,"a":2}"#, "{\"\u{E9}\":1,\"e\u{301}\":2}", #"{"a":{"b":1,"b":2}}"#, #"{"a":[1,{"c":{}}]}"#,
+        ])
     func membersRefuseAsValues(text: String) {
         let asValue = Result { () throws(StrictJSON.Failure) in try StrictJSON().parseObject(Array(text.utf8)) }
         let asMembers = Result { () throws(StrictJSON.Failure) in try StrictJSON().parseMembers(Array(text.utf8)) }
@@ -197,7 +203,8 @@ struct StrictJSONTests {
         let length = Int.random(in: 0...40, using: &generator)
         // Mostly ASCII with an occasional high byte, so that both paths and every alignment run.
         let bytes = (0..<length).map { _ in
-            Int.random(in: 0..<8, using: &generator) == 0 ? UInt8.random(in: 0x80...0xFF, using: &generator)
+            Int.random(in: 0..<8, using: &generator) == 0
+                ? UInt8.random(in: 0x80...0xFF, using: &generator)
                 : UInt8.random(in: 0...0x7F, using: &generator)
         }
         // Validation comes before any other rule, so `invalidUTF8` is thrown exactly for invalid text.
@@ -221,8 +228,9 @@ struct CivilDateTests {
     func check(_ instant: Int64, sourceLocation: SourceLocation = #_sourceLocation) {
         let date = CivilDate(unixSeconds: instant)
         let parts = Self.gregorianUTC.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(instant)))
-        #expect(date.year == parts.year && date.month == parts.month && date.day == parts.day,
-                "\(instant): \(date) vs \(parts.year ?? 0)-\(parts.month ?? 0)-\(parts.day ?? 0)", sourceLocation: sourceLocation)
+        #expect(
+            date.year == parts.year && date.month == parts.month && date.day == parts.day,
+            "\(instant): \(date) vs \(parts.year ?? 0)-\(parts.month ?? 0)-\(parts.day ?? 0)", sourceLocation: sourceLocation)
         let floorDays = instant >= 0 ? instant / 86_400 : -((-instant + 86_399) / 86_400)
         #expect(date.daysSinceEpoch == floorDays, "\(instant)", sourceLocation: sourceLocation)
         #expect(CivilDate(year: date.year, month: date.month, day: date.day) == date, sourceLocation: sourceLocation)
@@ -233,11 +241,13 @@ struct CivilDateTests {
     @Test("matches Foundation's Gregorian UTC calendar for 2000 random instants 1970…2200")
     func matchesFoundation() {
         var random = SeededGenerator(seed: 2200)
-        let end: Int64 = 7_258_118_400   // 2200-01-01T00:00:00Z
+        let end: Int64 = 7_258_118_400  // 2200-01-01T00:00:00Z
         for _ in 0..<2000 { check(Int64.random(in: 0..<end, using: &random)) }
         // Day edges and the instants around them.
-        for edge: Int64 in [0, 86_399, 86_400, 951_782_400, 951_868_799, 951_868_800, 1_514_851_199, 1_514_851_200,
-                            4_107_542_400, 4_107_628_799, end - 1, end, -1, -86_400, -86_401] {
+        for edge: Int64 in [
+            0, 86_399, 86_400, 951_782_400, 951_868_799, 951_868_800, 1_514_851_199, 1_514_851_200,
+            4_107_542_400, 4_107_628_799, end - 1, end, -1, -86_400, -86_401,
+        ] {
             check(edge)
         }
     }
@@ -259,17 +269,20 @@ struct CivilDateTests {
         #expect(leap.daysSinceEpoch == 19_782)
         #expect(CivilDate(unixSeconds: (leap.daysSinceEpoch + 1) * 86_400) == CivilDate(year: 2024, month: 3, day: 1))
         #expect(CivilDate(unixSeconds: (leap.daysSinceEpoch - 1) * 86_400) == CivilDate(year: 2024, month: 2, day: 28))
-        #expect(CivilDate(unixSeconds: 951_782_400) == CivilDate(year: 2000, month: 2, day: 29))   // 2000-02-29T00:00:00Z
+        #expect(CivilDate(unixSeconds: 951_782_400) == CivilDate(year: 2000, month: 2, day: 29))  // 2000-02-29T00:00:00Z
         #expect(CivilDate(unixSeconds: 4_107_542_400) == CivilDate(year: 2100, month: 3, day: 1))  // no 2100-02-29
-        #expect(try #require(CivilDate(year: 2100, month: 3, day: 1)).daysSinceEpoch
+        #expect(
+            try #require(CivilDate(year: 2100, month: 3, day: 1)).daysSinceEpoch
                 - (try #require(CivilDate(year: 2100, month: 2, day: 28))).daysSinceEpoch == 1)
     }
 
-    @Test("compact parsing", arguments: [
-        ("20180102", "20180102"), ("20000229", "20000229"), ("00010101", "00010101"), ("99991231", "99991231"),
-        ("2018010", nil), ("201801023", nil), ("2018-1-2", nil), ("20181301", nil), ("20180230", nil), ("20190229", nil),
-        ("00000101", nil), ("2018010a", nil), ("+2018010", nil), ("２０１８０１０２", nil), ("", nil),
-    ] as [(String, String?)])
+    @Test(
+        "compact parsing",
+        arguments: [
+            ("20180102", "20180102"), ("20000229", "20000229"), ("00010101", "00010101"), ("99991231", "99991231"),
+            ("2018010", nil), ("201801023", nil), ("2018-1-2", nil), ("20181301", nil), ("20180230", nil), ("20190229", nil),
+            ("00000101", nil), ("2018010a", nil), ("+2018010", nil), ("２０１８０１０２", nil), ("", nil),
+        ] as [(String, String?)])
     func compact(text: String, expected: String?) {
         #expect(CivilDate(compact: text)?.compact == expected)
     }
@@ -311,8 +324,10 @@ struct KeyTests {
         let relabelled = privateKey.pemRepresentation.replacingOccurrences(of: "RSA PRIVATE KEY", with: "RSA PUBLIC KEY")
         #expect(throws: PublicKeyInfo.Failure.notAPublicKey) { try PublicKeyInfo(pem: relabelled) }
         #expect(throws: PublicKeyInfo.Failure.tooSmall(bits: 1024)) { try PublicKeyInfo(pem: Self.small.publicKey.pemRepresentation) }
-        for garbage in ["", "hello", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
-                        "-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----\n", "-----BEGIN PUBLIC KEY-----"] {
+        for garbage in [
+            "", "hello", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+            "-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----\n", "-----BEGIN PUBLIC KEY-----",
+        ] {
             #expect(throws: PublicKeyInfo.Failure.notAPublicKey) { try PublicKeyInfo(pem: garbage) }
         }
     }
@@ -342,9 +357,11 @@ struct KeyTests {
         }
     }
 
-    @Test("typ is a media type: JWT or JWS in any ASCII case, application/ optional", arguments: [
-        "JWT", "JWS", "jwt", "jws", "Jws", "application/jwt", "APPLICATION/JWS", "application/JWT",
-    ])
+    @Test(
+        "typ is a media type: JWT or JWS in any ASCII case, application/ optional",
+        arguments: [
+            "JWT", "JWS", "jwt", "jws", "Jws", "application/jwt", "APPLICATION/JWS", "application/JWT",
+        ])
     func typSpellings(typ: String) async throws {
         var header = LayerWorld.header()
         header["typ"] = jsonString(typ)
@@ -353,10 +370,12 @@ struct KeyTests {
         #expect(verified.userID == LayerWorld.userID)
     }
 
-    @Test("typ values that only look like JWT are #7", arguments: [
-        "JOSE", "JWE", "text/jwt", "application/", "application/jose", " JWT", "JWT ", "application/ jwt", "ＪＷＴ", "JWT\u{0}", "jwt+json",
-        "applicationx/jwt", "application//jwt",
-    ])
+    @Test(
+        "typ values that only look like JWT are #7",
+        arguments: [
+            "JOSE", "JWE", "text/jwt", "application/", "application/jose", " JWT", "JWT ", "application/ jwt", "ＪＷＴ", "JWT\u{0}", "jwt+json",
+            "applicationx/jwt", "application//jwt",
+        ])
     func typLookalikes(typ: String) async throws {
         var header = LayerWorld.header()
         header["typ"] = jsonString(typ)
@@ -392,14 +411,19 @@ struct MinterTests {
         #expect(key.pkcs8PEMRepresentation.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         for pem in [key.pemRepresentation, key.pkcs8PEMRepresentation] {
             let minter = try LayerTokenMinter(privateKeyPEM: pem, providerID: LayerWorld.providerID, keyID: LayerWorld.keyID)
-            let token = try minter.mint(userID: LayerWorld.userID, nonce: LayerWorld.nonce, issuedAt: LayerWorld.now, ttl: 120,
-                                        identity: IdentityClaims(displayName: "Alice A.", firstName: "Alice", lastName: "A.",
-                                                                 avatarURL: "https://example.com/a.png"))
+            let token = try minter.mint(
+                userID: LayerWorld.userID, nonce: LayerWorld.nonce, issuedAt: LayerWorld.now, ttl: 120,
+                identity: IdentityClaims(
+                    displayName: "Alice A.", firstName: "Alice", lastName: "A.",
+                    avatarURL: "https://example.com/a.png"))
             let verified = try await Self.verifyLayer(token, issuedAt: LayerWorld.now)
             #expect(verified.userID == LayerWorld.userID)
             #expect(verified.expiresAt == LayerWorld.now + 120)
-            #expect(verified.identity == IdentityClaims(displayName: "Alice A.", firstName: "Alice", lastName: "A.",
-                                                        avatarURL: "https://example.com/a.png"))
+            #expect(
+                verified.identity
+                    == IdentityClaims(
+                        displayName: "Alice A.", firstName: "Alice", lastName: "A.",
+                        avatarURL: "https://example.com/a.png"))
             let inspection = try TokenInspector.inspect(token)
             #expect(inspection.header == ["typ": "JWT", "alg": "RS256", "cty": "layer-eit;v=1", "kid": .string(LayerID.key(LayerWorld.keyID))])
             #expect(inspection.claims["iss"] == .string(LayerID.provider(LayerWorld.providerID)))
@@ -410,7 +434,8 @@ struct MinterTests {
         let minter = try LayerTokenMinter(privateKey: key, providerID: LayerWorld.providerID, keyID: LayerWorld.keyID)
         let token = try minter.mint(userID: "a/b", nonce: "n", issuedAt: LayerWorld.now, ttl: 60)
         let claims = try #require(foundationBase64URLDecode(JWS.parts(token)[1]))
-        #expect(String(decoding: claims, as: UTF8.self)
+        #expect(
+            String(decoding: claims, as: UTF8.self)
                 == #"{"exp":1700000060,"iat":1700000000,"iss":"layer:///providers/\#(LayerWorld.providerID.lowercased)","nce":"n","prn":"a/b"}"#)
     }
 
@@ -494,7 +519,7 @@ struct MinterTests {
     @Test("a minted Sinch token verifies, with the kid of iat's UTC day")
     func sinchMintVerifies() async throws {
         let minter = try SinchTokenMinter(applicationKey: SinchWorld.applicationKey.uuidString, applicationSecret: SinchWorld.secretBase64)
-        let issuedAt: Int64 = 1_709_164_799   // 2024-02-28T23:59:59Z
+        let issuedAt: Int64 = 1_709_164_799  // 2024-02-28T23:59:59Z
         let token = try minter.mint(userID: "user_1", nonce: "n-1", issuedAt: issuedAt, ttl: 60, instanceExpiry: issuedAt + 3600)
         let inspection = try TokenInspector.inspect(token)
         #expect(inspection.header["kid"] == "hkdfv1-20240228")

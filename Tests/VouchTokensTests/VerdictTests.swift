@@ -11,8 +11,9 @@ struct VerdictTests {
     static func layerFacts(_ plan: TokenPlan) -> VerificationFacts {
         VerificationFacts(
             layerKey: plan.keyID == LayerWorld.keyID
-                ? LayerVerificationKey(id: LayerWorld.keyID, providerID: LayerWorld.providerID, status: .active,
-                                       publicKey: TestKeys.provider.privateKey.publicKey) : nil,
+                ? LayerVerificationKey(
+                    id: LayerWorld.keyID, providerID: LayerWorld.providerID, status: .active,
+                    publicKey: TestKeys.provider.privateKey.publicKey) : nil,
             providerBinding: plan.providerID.map { _ in .bound },
             serverNonce: plan.serverNonce.map { _ in .usable })
     }
@@ -50,7 +51,8 @@ struct VerdictTests {
         let plan = verifier.plan(try LayerWorld.token(claims: claims), appID: LayerWorld.appID)
         #expect(plan.providerID == otherProvider)
         // Even with facts that call the named provider bound, it is not the key's.
-        #expect(verifier.verdict(plan, facts: Self.layerFacts(plan), now: LayerWorld.now)
+        #expect(
+            verifier.verdict(plan, facts: Self.layerFacts(plan), now: LayerWorld.now)
                 == .rejected(TokenRejection(.providerNotFound, claim: "iss")))
     }
 
@@ -88,7 +90,10 @@ struct VerdictTests {
         let plan = verifier.plan(try LayerWorld.token(), appID: LayerWorld.appID)
         let facts = Self.layerFacts(plan)
         let first = verifier.verdict(plan, facts: facts, now: LayerWorld.now)
-        guard case .verified(let token) = first else { Issue.record("not verified: \(first)"); return }
+        guard case .verified(let token) = first else {
+            Issue.record("not verified: \(first)")
+            return
+        }
         #expect(token.userID == LayerWorld.userID && token.keyID == LayerWorld.keyID && token.providerID == LayerWorld.providerID)
         #expect(verifier.verdict(plan, facts: facts, now: LayerWorld.now) == first)
 
@@ -99,10 +104,12 @@ struct VerdictTests {
         var elsewhere = facts
         elsewhere.serverNonce = .boundToAnotherApp
         guard case .rejected(let bound) = verifier.verdict(plan, facts: elsewhere, now: LayerWorld.now) else {
-            Issue.record("another app's nonce was accepted"); return
+            Issue.record("another app's nonce was accepted")
+            return
         }
         #expect(bound.reason == .nonceNotFound && bound.claim == "nce" && bound.hint != nil)
-        #expect(verifier.verdict(plan, facts: facts, now: LayerWorld.now + 24 * 3600)
+        #expect(
+            verifier.verdict(plan, facts: facts, now: LayerWorld.now + 24 * 3600)
                 == .rejected(TokenRejection(.expired, claim: "exp")))
         // A fact about another key than the one named is no fact about this token.
         var otherKey = facts
@@ -114,7 +121,8 @@ struct VerdictTests {
     func rejectionIsAValue() throws {
         let verifier = TokenVerifier()
         let plan = verifier.plan(try LayerWorld.token(key: TestKeys.attacker.privateKey), appID: LayerWorld.appID)
-        #expect(verifier.verdict(plan, facts: Self.layerFacts(plan), now: LayerWorld.now)
+        #expect(
+            verifier.verdict(plan, facts: Self.layerFacts(plan), now: LayerWorld.now)
                 == .rejected(TokenRejection(.signatureVerificationFailed)))
     }
 

@@ -14,9 +14,12 @@ func hexField(_ test: [String: Any], _ name: String, sourceLocation: SourceLocat
 /// `HS256.isValid`).
 @Suite("Wycheproof")
 struct WycheproofTests {
-    @Test("RSASSA-PKCS1-v1_5 SHA-256: valid accepted, invalid and acceptable rejected",
-          arguments: ["rsa_signature_2048_sha256_test.json", "rsa_signature_3072_sha256_test.json",
-                      "rsa_signature_4096_sha256_test.json"])
+    @Test(
+        "RSASSA-PKCS1-v1_5 SHA-256: valid accepted, invalid and acceptable rejected",
+        arguments: [
+            "rsa_signature_2048_sha256_test.json", "rsa_signature_3072_sha256_test.json",
+            "rsa_signature_4096_sha256_test.json",
+        ])
     func rsaSignatures(file: String) throws {
         let document = try Vectors.json("wycheproof/" + file)
         let groups = try #require(document["testGroups"] as? [[String: Any]])
@@ -89,7 +92,9 @@ struct WycheproofTests {
             }
         }
         let total = counts.values.reduce(0, +)
-        print("Wycheproof \(file): \(total) cases with 256-bit tags (valid \(counts["valid", default: 0]), invalid \(counts["invalid", default: 0])); \(skippedGroups) groups with other tag sizes skipped")
+        print(
+            "Wycheproof \(file): \(total) cases with 256-bit tags (valid \(counts["valid", default: 0]), invalid \(counts["invalid", default: 0])); \(skippedGroups) groups with other tag sizes skipped"
+        )
         #expect(total > 0)
         #expect(counts["valid", default: 0] > 0)
         #expect(counts["invalid", default: 0] > 0)

@@ -16,9 +16,11 @@ enum AdminArea {
 
     /// Adds the collections under `/admin`, behind the admin token; `middleware` (the audit log)
     /// runs after authentication for every one of them.
-    static func register(_ collections: [RouteCollection<AdminContext>],
-                         on router: some RouterMethods<VouchRequestContext>, adminToken: AdminToken,
-                         middleware: [any MiddlewareProtocol<Request, Response, AdminContext>] = []) {
+    static func register(
+        _ collections: [RouteCollection<AdminContext>],
+        on router: some RouterMethods<VouchRequestContext>, adminToken: AdminToken,
+        middleware: [any MiddlewareProtocol<Request, Response, AdminContext>] = []
+    ) {
         var area = group(on: router, adminToken: adminToken)
         for middleware in middleware {
             area = area.add(middleware: middleware)

@@ -35,14 +35,17 @@ struct AdminOperations: Sendable {
 
     /// Adds an active key to the provider; 409 when the provider has (or had) this key.
     func addKey(_ publicKey: PublicKeyInfo, to providerID: UUID) async throws -> KeyRecord {
-        let key = KeyRecord(id: UUID(), providerID: providerID, status: .active, publicKeyPEM: publicKey.pem,
-                            fingerprint: publicKey.fingerprint, createdAt: clock())
+        let key = KeyRecord(
+            id: UUID(), providerID: providerID, status: .active, publicKeyPEM: publicKey.pem,
+            fingerprint: publicKey.fingerprint, createdAt: clock())
         do {
             try await store.createKey(key)
             AuditNote.object("key", key.id.lowercased)
         } catch StoreError.alreadyExists {
-            throw APIError(.conflict, "The provider already has this key (\(publicKey.fingerprint)); "
-                + "a key is uploaded once, and a deleted key cannot be uploaded again.",
+            throw APIError(
+                .conflict,
+                "The provider already has this key (\(publicKey.fingerprint)); "
+                    + "a key is uploaded once, and a deleted key cannot be uploaded again.",
                 data: ["fingerprint": .string(publicKey.fingerprint)])
         }
         return key

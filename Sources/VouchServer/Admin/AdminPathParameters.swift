@@ -14,7 +14,8 @@ enum PathID {
 
     static func userID(_ context: some RequestContext) throws -> String {
         guard let raw = context.parameters.get("user"), let userID = raw.removingPercentEncoding,
-              (1...255).contains(userID.utf8.count) else {
+            (1...255).contains(userID.utf8.count)
+        else {
             throw APIError.notFound("User")
         }
         return userID

@@ -17,9 +17,11 @@ struct AdminToken: Sendable {
     /// Whether the request carries `Authorization: Bearer <admin token>`.
     func authorizes(_ headers: HTTPFields) -> Bool {
         guard var header = headers.combinedValue(.authorization) else { return false }
-        guard let token = header.withUTF8({ bytes in
-            bytes[...].droppingPrefix(caseInsensitive: "bearer ").map { String(decoding: $0, as: UTF8.self) }
-        }) else {
+        guard
+            let token = header.withUTF8({ bytes in
+                bytes[...].droppingPrefix(caseInsensitive: "bearer ").map { String(decoding: $0, as: UTF8.self) }
+            })
+        else {
             return false
         }
         return matches(token)

@@ -26,7 +26,8 @@ extension RegistrationSecretRecord {
 
 extension KeyRecord {
     var response: KeyResponse {
-        KeyResponse(id: LayerID.key(id), providerID: LayerID.provider(providerID), status: status,
-                    fingerprint: fingerprint, publicKey: publicKeyPEM, lastVerifiedAt: lastVerifiedAt.map(Timestamp.rfc3339))
+        KeyResponse(
+            id: LayerID.key(id), providerID: LayerID.provider(providerID), status: status,
+            fingerprint: fingerprint, publicKey: publicKeyPEM, lastVerifiedAt: lastVerifiedAt.map(Timestamp.rfc3339))
     }
 }

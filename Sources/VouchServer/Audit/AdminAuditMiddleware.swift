@@ -38,13 +38,16 @@ struct AdminAuditMiddleware<Context: RequestContext>: RouterMiddleware {
             await record(request, context, route: route, spec: spec, note: note, outcome: Self.outcome(of: error))
             throw error
         }
-        await record(request, context, route: route, spec: spec, note: note,
-                     outcome: response.status.code < 400 ? "ok" : "http_\(response.status.code)")
+        await record(
+            request, context, route: route, spec: spec, note: note,
+            outcome: response.status.code < 400 ? "ok" : "http_\(response.status.code)")
         return response
     }
 
-    private func record(_ request: Request, _ context: Context, route: String, spec: AuditedRoutes.Spec?,
-                        note: AuditNote, outcome: String) async {
+    private func record(
+        _ request: Request, _ context: Context, route: String, spec: AuditedRoutes.Spec?,
+        note: AuditNote, outcome: String
+    ) async {
         let noted = note.fields
         var objectType = spec?.object?.type
         var objectID = spec?.object.flatMap { Self.parameter($0.parameter, context) }
@@ -67,9 +70,11 @@ struct AdminAuditMiddleware<Context: RequestContext>: RouterMiddleware {
             try await store.appendAudit([entry])
         } catch {
             metrics.recordAuditDropped(kind: .admin, count: 1)
-            logger.warning("audit log write failed; admin action not recorded", metadata: [
-                "action": "\(entry.action)", "error_type": "\(type(of: error))",
-            ])
+            logger.warning(
+                "audit log write failed; admin action not recorded",
+                metadata: [
+                    "action": "\(entry.action)", "error_type": "\(type(of: error))",
+                ])
         }
     }
 

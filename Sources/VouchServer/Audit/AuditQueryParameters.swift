@@ -93,8 +93,9 @@ extension AuditEntry {
         return AuditEventResponse(
             id: id, at: Timestamp.rfc3339(entry.at), kind: entry.kind.rawValue, actor: entry.actor,
             object: entry.objectID.map { AuditEventResponse.Object(type: entry.objectType ?? "", id: $0) },
-            detail: AuditEventResponse.Detail(action: entry.action, outcome: rejected ? nil : entry.outcome,
-                                              reason: rejected ? entry.outcome : nil, count: entry.count),
+            detail: AuditEventResponse.Detail(
+                action: entry.action, outcome: rejected ? nil : entry.outcome,
+                reason: rejected ? entry.outcome : nil, count: entry.count),
             appID: entry.appID.map(LayerID.app))
     }
 }

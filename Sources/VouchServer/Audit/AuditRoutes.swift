@@ -18,8 +18,10 @@ struct AuditRoutes {
             // includes every rejection this instance has seen.
             await rejections.flush(to: store, logger: context.logger)
             let page = try await parameters.page(from: store)
-            return JSONResponse.make(AuditPageResponse(events: page.entries.map(\.response),
-                                                       next: page.nextCursor.map(String.init)))
+            return JSONResponse.make(
+                AuditPageResponse(
+                    events: page.entries.map(\.response),
+                    next: page.nextCursor.map(String.init)))
         }
         return routes
     }

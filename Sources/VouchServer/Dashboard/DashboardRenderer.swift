@@ -24,8 +24,10 @@ struct DashboardRenderer: Sendable {
     }
 
     /// A page: `template` rendered with `values`, inside the layout.
-    func page(_ template: String, title: String, values: [String: Any] = [:], chrome: DashboardChrome?,
-              status: HTTPResponse.Status = .ok, cookies: [String] = []) -> Response {
+    func page(
+        _ template: String, title: String, values: [String: Any] = [:], chrome: DashboardChrome?,
+        status: HTTPResponse.Status = .ok, cookies: [String] = []
+    ) -> Response {
         let content = library.render(values, withTemplate: template) ?? ""
         var layout: [String: Any] = ["title": title, "content": content]
         if let chrome {
@@ -40,8 +42,9 @@ struct DashboardRenderer: Sendable {
     }
 
     func errorPage(_ error: DashboardError) -> Response {
-        page("error", title: "Error", values: ["message": error.message, "status": Int(error.status.code)],
-             chrome: nil, status: error.status)
+        page(
+            "error", title: "Error", values: ["message": error.message, "status": Int(error.status.code)],
+            chrome: nil, status: error.status)
     }
 }
 

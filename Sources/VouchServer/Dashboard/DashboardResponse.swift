@@ -8,7 +8,8 @@ import NIOCore
 enum DashboardResponse {
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
 
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
         + "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     static var securityHeaders: HTTPFields {

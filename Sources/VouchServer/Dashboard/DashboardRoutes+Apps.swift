@@ -22,41 +22,47 @@ extension DashboardRoutes {
     private func appsPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {
         let chrome = try await chrome(context, "apps", error: error?.message)
         let apps: [[String: Any]] = try await store.apps().map { app in
-            ["uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": DurationText.format(app.sessionTTLSeconds),
-             "createdAt": Timestamp.rfc3339(app.createdAt), "csrf": chrome.csrfToken]
+            [
+                "uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": DurationText.format(app.sessionTTLSeconds),
+                "createdAt": Timestamp.rfc3339(app.createdAt), "csrf": chrome.csrfToken,
+            ]
         }
-        return renderer.page("apps", title: "Apps", values: ["apps": apps, "csrf": chrome.csrfToken], chrome: chrome,
-                             status: error?.status ?? .ok)
+        return renderer.page(
+            "apps", title: "Apps", values: ["apps": apps, "csrf": chrome.csrfToken], chrome: chrome,
+            status: error?.status ?? .ok)
     }
 
     private func createApp(_ request: Request, _ context: DashboardContext) async throws -> Response {
-        try await attempt({
-            let form = try await DashboardForm.read(request)
-            let app = AppRecord(id: UUID(), name: try AdminValidation.name(form["name"] ?? ""),
-                                sessionTTLSeconds: try Self.ttl(form) ?? AdminAPI.defaultSessionTTL, createdAt: clock())
-            try await store.createApp(app)
-            AuditNote.created(app: app.id)
-            await notice("Created app \(app.name): \(LayerID.app(app.id))", context)
-            return DashboardResponse.redirect(to: "/dashboard/apps")
-        }, orShow: { try await appsPage(context, error: $0) })
+        try await attempt(
+            {
+                let form = try await DashboardForm.read(request)
+                let app = AppRecord(
+                    id: UUID(), name: try AdminValidation.name(form["name"] ?? ""),
+                    sessionTTLSeconds: try Self.ttl(form) ?? AdminAPI.defaultSessionTTL, createdAt: clock())
+                try await store.createApp(app)
+                AuditNote.created(app: app.id)
+                await notice("Created app \(app.name): \(LayerID.app(app.id))", context)
+                return DashboardResponse.redirect(to: "/dashboard/apps")
+            }, orShow: { try await appsPage(context, error: $0) })
     }
 
     private func updateApp(_ request: Request, _ context: DashboardContext) async throws -> Response {
-        try await attempt({
-            let form = try await DashboardForm.read(request)
-            let id = try Self.uuid(context, "app", what: "App")
-            let name = try form["name"].map { try AdminValidation.name($0) }
-            let ttl = try Self.ttl(form)
-            // Partial in the store: a concurrent change of the other field is not overwritten.
-            let app: AppRecord
-            do {
-                app = try await store.updateApp(id: id, name: name, sessionTTLSeconds: ttl)
-            } catch StoreError.notFound {
-                throw DashboardError(.notFound, "App not found.")
-            }
-            await notice("Saved app \(app.name).", context)
-            return DashboardResponse.redirect(to: "/dashboard/apps")
-        }, orShow: { try await appsPage(context, error: $0) })
+        try await attempt(
+            {
+                let form = try await DashboardForm.read(request)
+                let id = try Self.uuid(context, "app", what: "App")
+                let name = try form["name"].map { try AdminValidation.name($0) }
+                let ttl = try Self.ttl(form)
+                // Partial in the store: a concurrent change of the other field is not overwritten.
+                let app: AppRecord
+                do {
+                    app = try await store.updateApp(id: id, name: name, sessionTTLSeconds: ttl)
+                } catch StoreError.notFound {
+                    throw DashboardError(.notFound, "App not found.")
+                }
+                await notice("Saved app \(app.name).", context)
+                return DashboardResponse.redirect(to: "/dashboard/apps")
+            }, orShow: { try await appsPage(context, error: $0) })
     }
 
     /// The session lifetime typed in `form`, or nil when the field is empty or absent.
@@ -65,40 +71,53 @@ extension DashboardRoutes {
     }
 
     /// A duration field (`DurationText`) within `range`, or nil when it is empty or absent.
-    static func duration(_ form: DashboardForm, _ field: String, _ what: String,
-                         within range: ClosedRange<Int64>) throws -> Int64? {
+    static func duration(
+        _ form: DashboardForm, _ field: String, _ what: String,
+        within range: ClosedRange<Int64>
+    ) throws -> Int64? {
         guard let text = form.text(field) else { return nil }
         guard let seconds = DurationText.seconds(text) else {
             throw DashboardError(.unprocessableContent, "\(what) must be a duration \(DurationText.examples).")
         }
         guard range.contains(seconds) else {
-            throw DashboardError(.unprocessableContent, "\(what) must be between \(DurationText.format(range.lowerBound)) "
-                                 + "and \(DurationText.format(range.upperBound)).")
+            throw DashboardError(
+                .unprocessableContent,
+                "\(what) must be between \(DurationText.format(range.lowerBound)) "
+                    + "and \(DurationText.format(range.upperBound)).")
         }
         return seconds
     }
 
     // MARK: Registration secrets
 
-    private func secretsPage(_ context: DashboardContext, appID: UUID, created: RegistrationSecretRecord? = nil,
-                             error: DashboardError? = nil) async throws -> Response {
+    private func secretsPage(
+        _ context: DashboardContext, appID: UUID, created: RegistrationSecretRecord? = nil,
+        error: DashboardError? = nil
+    ) async throws -> Response {
         guard let app = try await store.app(id: appID) else { throw DashboardError(.notFound, "App not found.") }
         let chrome = try await chrome(context, "apps", error: error?.message)
         let now = clock()
         let secrets: [[String: Any]] = try await store.registrationSecrets(appID: app.id).map { secret in
             let summary = secret.summary(at: now)
-            return ["application_key": summary.applicationKey, "status": summary.status.rawValue,
-                    "created_at": summary.createdAt, "revoked_at": summary.revokedAt ?? "",
-                    "active": summary.status == .active]
+            return [
+                "application_key": summary.applicationKey, "status": summary.status.rawValue,
+                "created_at": summary.createdAt, "revoked_at": summary.revokedAt ?? "",
+                "active": summary.status == .active,
+            ]
         }
-        var values: [String: Any] = ["appName": app.name, "appID": LayerID.app(app.id), "appUUID": app.id.lowercased,
-                                     "secrets": secrets, "csrf": chrome.csrfToken]
+        var values: [String: Any] = [
+            "appName": app.name, "appID": LayerID.app(app.id), "appUUID": app.id.lowercased,
+            "secrets": secrets, "csrf": chrome.csrfToken,
+        ]
         if let created {
-            values["created"] = ["applicationKey": created.applicationKey.lowercased,
-                                 "applicationSecret": Data(created.secret).base64EncodedString()]
+            values["created"] = [
+                "applicationKey": created.applicationKey.lowercased,
+                "applicationSecret": Data(created.secret).base64EncodedString(),
+            ]
         }
-        return renderer.page("secrets", title: "Registration secrets", values: values, chrome: chrome,
-                             status: error?.status ?? (created == nil ? .ok : .created))
+        return renderer.page(
+            "secrets", title: "Registration secrets", values: values, chrome: chrome,
+            status: error?.status ?? (created == nil ? .ok : .created))
     }
 
     /// Answers with the page itself (no redirect): the secret is shown this once.
@@ -113,17 +132,18 @@ extension DashboardRoutes {
 
     private func revokeSecret(_ request: Request, _ context: DashboardContext) async throws -> Response {
         let appID = try Self.uuid(context, "app", what: "App")
-        return try await attempt({
-            let form = try await DashboardForm.read(request)
-            let key = try Self.uuid(context, "key", what: "Registration secret")
-            let grace = try Self.duration(form, "grace_seconds", "The grace period", within: AdminAPI.revocationGraceRange) ?? 0
-            do {
-                _ = try await store.revokeRegistrationSecret(applicationKey: key, appID: appID, at: clock() + grace)
-            } catch StoreError.notFound {
-                throw DashboardError(.notFound, "Registration secret not found.")
-            }
-            await notice("Revoked \(key.lowercased)" + (grace > 0 ? " (it keeps working for \(DurationText.format(grace)))." : "."), context)
-            return DashboardResponse.redirect(to: "/dashboard/apps/\(appID.lowercased)/secrets")
-        }, orShow: { try await secretsPage(context, appID: appID, error: $0) })
+        return try await attempt(
+            {
+                let form = try await DashboardForm.read(request)
+                let key = try Self.uuid(context, "key", what: "Registration secret")
+                let grace = try Self.duration(form, "grace_seconds", "The grace period", within: AdminAPI.revocationGraceRange) ?? 0
+                do {
+                    _ = try await store.revokeRegistrationSecret(applicationKey: key, appID: appID, at: clock() + grace)
+                } catch StoreError.notFound {
+                    throw DashboardError(.notFound, "Registration secret not found.")
+                }
+                await notice("Revoked \(key.lowercased)" + (grace > 0 ? " (it keeps working for \(DurationText.format(grace)))." : "."), context)
+                return DashboardResponse.redirect(to: "/dashboard/apps/\(appID.lowercased)/secrets")
+            }, orShow: { try await secretsPage(context, appID: appID, error: $0) })
     }
 }

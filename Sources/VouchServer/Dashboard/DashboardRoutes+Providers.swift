@@ -31,30 +31,33 @@ extension DashboardRoutes {
             guard let provider = try await store.provider(id: id) else { continue }
             providers.append(["uuid": id.lowercased, "id": LayerID.provider(id), "name": provider.name])
         }
-        return renderer.page("providers", title: "Providers", values: ["providers": providers, "csrf": chrome.csrfToken],
-                             chrome: chrome, status: error?.status ?? .ok)
+        return renderer.page(
+            "providers", title: "Providers", values: ["providers": providers, "csrf": chrome.csrfToken],
+            chrome: chrome, status: error?.status ?? .ok)
     }
 
     private func createProvider(_ request: Request, _ context: DashboardContext) async throws -> Response {
-        try await attempt({
-            let form = try await DashboardForm.read(request)
-            let provider = ProviderRecord(id: UUID(), name: try AdminValidation.name(form["name"] ?? ""), appIDs: [], createdAt: clock())
-            try await store.createProvider(provider)
-            AuditNote.object("provider", provider.id.lowercased)
-            await sessions.remember(provider: provider.id, id: context.sessionID)
-            await notice("Created provider \(provider.name): \(LayerID.provider(provider.id))", context)
-            return DashboardResponse.redirect(to: "/dashboard/providers/\(provider.id.lowercased)")
-        }, orShow: { try await providersPage(context, error: $0) })
+        try await attempt(
+            {
+                let form = try await DashboardForm.read(request)
+                let provider = ProviderRecord(id: UUID(), name: try AdminValidation.name(form["name"] ?? ""), appIDs: [], createdAt: clock())
+                try await store.createProvider(provider)
+                AuditNote.object("provider", provider.id.lowercased)
+                await sessions.remember(provider: provider.id, id: context.sessionID)
+                await notice("Created provider \(provider.name): \(LayerID.provider(provider.id))", context)
+                return DashboardResponse.redirect(to: "/dashboard/providers/\(provider.id.lowercased)")
+            }, orShow: { try await providersPage(context, error: $0) })
     }
 
     private func openProvider(_ request: Request, _ context: DashboardContext) async throws -> Response {
-        try await attempt({
-            let text = request.uri.queryParameters.get("id").map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            guard let id = LayerID.parseProvider(text), try await store.provider(id: id) != nil else {
-                throw DashboardError(.notFound, "No provider has that id.")
-            }
-            return DashboardResponse.redirect(to: "/dashboard/providers/\(id.lowercased)")
-        }, orShow: { try await providersPage(context, error: $0) })
+        try await attempt(
+            {
+                let text = request.uri.queryParameters.get("id").map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                guard let id = LayerID.parseProvider(text), try await store.provider(id: id) != nil else {
+                    throw DashboardError(.notFound, "No provider has that id.")
+                }
+                return DashboardResponse.redirect(to: "/dashboard/providers/\(id.lowercased)")
+            }, orShow: { try await providersPage(context, error: $0) })
     }
 
     private func providerPage(_ context: DashboardContext, id: UUID, error: DashboardError? = nil) async throws -> Response {
@@ -66,27 +69,31 @@ extension DashboardRoutes {
             .map { ["uuid": $0.id.lowercased, "id": LayerID.app($0.id), "name": $0.name] }
         let unbound = apps.filter { !provider.appIDs.contains($0.id) }.map { ["uuid": $0.id.lowercased, "name": $0.name] }
         let keys: [[String: Any]] = try await store.keys(ofProvider: id).reversed().map { key in
-            ["uuid": key.id.lowercased, "id": LayerID.key(key.id), "status": key.status.rawValue, "fingerprint": key.fingerprint,
-             "createdAt": Timestamp.rfc3339(key.createdAt),
-             "lastVerified": key.lastVerifiedAt.map(Timestamp.rfc3339) ?? "never", "active": key.status == .active, "deleted": key.status == .deleted]
+            [
+                "uuid": key.id.lowercased, "id": LayerID.key(key.id), "status": key.status.rawValue, "fingerprint": key.fingerprint,
+                "createdAt": Timestamp.rfc3339(key.createdAt),
+                "lastVerified": key.lastVerifiedAt.map(Timestamp.rfc3339) ?? "never", "active": key.status == .active, "deleted": key.status == .deleted,
+            ]
         }
         let values: [String: Any] = [
             "name": provider.name, "id": LayerID.provider(id), "providerUUID": id.lowercased, "csrf": chrome.csrfToken,
             "bound": bound, "unbound": unbound, "hasUnbound": !unbound.isEmpty, "keys": keys, "scripts": ["keygen.js"],
         ]
-        return renderer.page("provider", title: "Provider \(provider.name)", values: values, chrome: chrome,
-                             status: error?.status ?? .ok)
+        return renderer.page(
+            "provider", title: "Provider \(provider.name)", values: values, chrome: chrome,
+            status: error?.status ?? .ok)
     }
 
     private func bind(_ request: Request, _ context: DashboardContext, bound: Bool) async throws -> Response {
         let providerID = try Self.uuid(context, "provider", what: "Provider")
-        return try await attempt({
-            let form = try await DashboardForm.read(request)
-            let appID = try Self.uuid(form["app"], what: "App")
-            try await operations.setBinding(provider: providerID, app: appID, bound: bound)
-            await notice(bound ? "Bound \(LayerID.app(appID))." : "Unbound \(LayerID.app(appID)).", context)
-            return DashboardResponse.redirect(to: "/dashboard/providers/\(providerID.lowercased)")
-        }, orShow: { try await providerPage(context, id: providerID, error: $0) })
+        return try await attempt(
+            {
+                let form = try await DashboardForm.read(request)
+                let appID = try Self.uuid(form["app"], what: "App")
+                try await operations.setBinding(provider: providerID, app: appID, bound: bound)
+                await notice(bound ? "Bound \(LayerID.app(appID))." : "Unbound \(LayerID.app(appID)).", context)
+                return DashboardResponse.redirect(to: "/dashboard/providers/\(providerID.lowercased)")
+            }, orShow: { try await providerPage(context, id: providerID, error: $0) })
     }
 
     /// A PEM public key, from the upload form or from the in-browser generator (which asks for
@@ -112,31 +119,33 @@ extension DashboardRoutes {
     private func setKeyStatus(_ request: Request, _ context: DashboardContext) async throws -> Response {
         let form = try await DashboardForm.read(request)
         let providerID = try Self.uuid(form["provider"], what: "Provider")
-        return try await attempt({
-            let key = try await existingKey(context)
-            guard let status = KeyStatus(rawValue: form["status"] ?? ""), status != .deleted else {
-                throw DashboardError(.unprocessableContent, "A key's status is `active` or `disabled`.")
-            }
-            guard key.status != .deleted else { throw DashboardError(.conflict, "The key was deleted and cannot be changed.") }
-            _ = try await store.setKeyStatus(id: key.id, to: status)
-            AuditNote.action(status == .active ? "key.enable" : "key.disable")
-            await notice("Key \(LayerID.key(key.id)) is now \(status.rawValue).", context)
-            return DashboardResponse.redirect(to: "/dashboard/providers/\(key.providerID.lowercased)")
-        }, orShow: { try await providerPage(context, id: providerID, error: $0) })
+        return try await attempt(
+            {
+                let key = try await existingKey(context)
+                guard let status = KeyStatus(rawValue: form["status"] ?? ""), status != .deleted else {
+                    throw DashboardError(.unprocessableContent, "A key's status is `active` or `disabled`.")
+                }
+                guard key.status != .deleted else { throw DashboardError(.conflict, "The key was deleted and cannot be changed.") }
+                _ = try await store.setKeyStatus(id: key.id, to: status)
+                AuditNote.action(status == .active ? "key.enable" : "key.disable")
+                await notice("Key \(LayerID.key(key.id)) is now \(status.rawValue).", context)
+                return DashboardResponse.redirect(to: "/dashboard/providers/\(key.providerID.lowercased)")
+            }, orShow: { try await providerPage(context, id: providerID, error: $0) })
     }
 
     private func deleteKey(_ request: Request, _ context: DashboardContext) async throws -> Response {
         let form = try await DashboardForm.read(request)
         let providerID = try Self.uuid(form["provider"], what: "Provider")
-        return try await attempt({
-            let key = try await existingKey(context)
-            guard form["confirm"] == "yes" else {
-                throw DashboardError(.unprocessableContent, "Tick “I am sure” to delete a key: deletion cannot be undone.")
-            }
-            if key.status != .deleted { _ = try await store.setKeyStatus(id: key.id, to: .deleted) }
-            await notice("Deleted key \(LayerID.key(key.id)); tokens it signed are refused from now on.", context)
-            return DashboardResponse.redirect(to: "/dashboard/providers/\(key.providerID.lowercased)")
-        }, orShow: { try await providerPage(context, id: providerID, error: $0) })
+        return try await attempt(
+            {
+                let key = try await existingKey(context)
+                guard form["confirm"] == "yes" else {
+                    throw DashboardError(.unprocessableContent, "Tick “I am sure” to delete a key: deletion cannot be undone.")
+                }
+                if key.status != .deleted { _ = try await store.setKeyStatus(id: key.id, to: .deleted) }
+                await notice("Deleted key \(LayerID.key(key.id)); tokens it signed are refused from now on.", context)
+                return DashboardResponse.redirect(to: "/dashboard/providers/\(key.providerID.lowercased)")
+            }, orShow: { try await providerPage(context, id: providerID, error: $0) })
     }
 
     private func existingKey(_ context: DashboardContext) async throws -> KeyRecord {

@@ -17,8 +17,10 @@ extension DashboardRoutes {
         return routes
     }
 
-    private func usersPage(_ context: DashboardContext, app appText: String?, user: String?,
-                           error: DashboardError? = nil) async throws -> Response {
+    private func usersPage(
+        _ context: DashboardContext, app appText: String?, user: String?,
+        error: DashboardError? = nil
+    ) async throws -> Response {
         let appID = appText.flatMap { LayerID.parseApp($0) }
         var failure = error
         var values: [String: Any] = [:]
@@ -40,8 +42,10 @@ extension DashboardRoutes {
         guard try await store.app(id: appID) != nil else { throw DashboardError(.notFound, "App not found.") }
         let user = try await store.user(appID: appID, userID: userID)
         let active = try await store.activeSessionCount(appID: appID, userID: userID, now: clock())
-        var summary: [String: Any] = ["userID": userID, "appUUID": appID.lowercased, "known": user != nil,
-                                      "suspended": user?.suspended ?? false, "activeSessions": active]
+        var summary: [String: Any] = [
+            "userID": userID, "appUUID": appID.lowercased, "known": user != nil,
+            "suspended": user?.suspended ?? false, "activeSessions": active,
+        ]
         if let name = user?.profile.displayName {
             summary["displayName"] = name
             summary["hasDisplayName"] = true
@@ -51,27 +55,28 @@ extension DashboardRoutes {
 
     private func changeUser(_ request: Request, _ context: DashboardContext, revoke: Bool) async throws -> Response {
         let form = try await DashboardForm.read(request)
-        return try await attempt({
-            let appID = try Self.uuid(form["app"], what: "App")
-            let userID = try Self.userID(form["user"] ?? "")
-            AuditNote.app(appID)
-            AuditNote.object("user", userID)
-            do {
-                if revoke {
-                    let count = try await store.revokeSessions(appID: appID, userID: userID, now: clock())
-                    await notice("Revoked \(count) session(s) of \(userID).", context)
-                } else {
-                    let suspended = form["suspended"] == "true"
-                    AuditNote.action(suspended ? "user.suspend" : "user.unsuspend")
-                    _ = try await store.setSuspended(appID: appID, userID: userID, suspended: suspended, now: clock())
-                    await notice(suspended ? "Suspended \(userID); their sessions ended." : "Unsuspended \(userID).", context)
+        return try await attempt(
+            {
+                let appID = try Self.uuid(form["app"], what: "App")
+                let userID = try Self.userID(form["user"] ?? "")
+                AuditNote.app(appID)
+                AuditNote.object("user", userID)
+                do {
+                    if revoke {
+                        let count = try await store.revokeSessions(appID: appID, userID: userID, now: clock())
+                        await notice("Revoked \(count) session(s) of \(userID).", context)
+                    } else {
+                        let suspended = form["suspended"] == "true"
+                        AuditNote.action(suspended ? "user.suspend" : "user.unsuspend")
+                        _ = try await store.setSuspended(appID: appID, userID: userID, suspended: suspended, now: clock())
+                        await notice(suspended ? "Suspended \(userID); their sessions ended." : "Unsuspended \(userID).", context)
+                    }
+                } catch StoreError.notFound {
+                    throw DashboardError(.notFound, "App not found.")
                 }
-            } catch StoreError.notFound {
-                throw DashboardError(.notFound, "App not found.")
-            }
-            let user = userID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            return DashboardResponse.redirect(to: "/dashboard/users?app=\(appID.lowercased)&user=\(user)")
-        }, orShow: { try await usersPage(context, app: form["app"], user: form["user"], error: $0) })
+                let user = userID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                return DashboardResponse.redirect(to: "/dashboard/users?app=\(appID.lowercased)&user=\(user)")
+            }, orShow: { try await usersPage(context, app: form["app"], user: form["user"], error: $0) })
     }
 
     static func userID(_ text: String) throws -> String {

@@ -16,8 +16,10 @@ extension DashboardRoutes {
         return routes
     }
 
-    private func validationPage(_ context: DashboardContext, app: UUID?, token: String = "", result: [String: Any]? = nil,
-                                error: DashboardError? = nil) async throws -> Response {
+    private func validationPage(
+        _ context: DashboardContext, app: UUID?, token: String = "", result: [String: Any]? = nil,
+        error: DashboardError? = nil
+    ) async throws -> Response {
         let chrome = try await chrome(context, "validate", error: error?.message)
         var values: [String: Any] = ["apps": try await appOptions(selected: app), "token": token, "csrf": chrome.csrfToken]
         if let result { values["result"] = result }
@@ -28,14 +30,16 @@ extension DashboardRoutes {
         let form = try await DashboardForm.read(request)
         let appID = form["app"].flatMap { LayerID.parseApp($0) }
         let token = (form["identity_token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        return try await attempt({
-            guard let appID, let app = try await store.app(id: appID) else { throw DashboardError(.notFound, "Pick an app.") }
-            guard !token.isEmpty else { throw DashboardError(.unprocessableContent, "Paste an identity token.") }
-            let serverTime = clock()
-            let answer = try await authenticator.validate(identityToken: token, app: app)
-            return try await validationPage(context, app: appID, token: token,
-                                            result: Self.describe(answer, serverTime: serverTime))
-        }, orShow: { try await validationPage(context, app: appID, token: token, error: $0) })
+        return try await attempt(
+            {
+                guard let appID, let app = try await store.app(id: appID) else { throw DashboardError(.notFound, "Pick an app.") }
+                guard !token.isEmpty else { throw DashboardError(.unprocessableContent, "Paste an identity token.") }
+                let serverTime = clock()
+                let answer = try await authenticator.validate(identityToken: token, app: app)
+                return try await validationPage(
+                    context, app: appID, token: token,
+                    result: Self.describe(answer, serverTime: serverTime))
+            }, orShow: { try await validationPage(context, app: appID, token: token, error: $0) })
     }
 
     /// The answer as the page shows it: header and claims with their number literals as sent,
@@ -69,12 +73,13 @@ extension DashboardRoutes {
     static func relative(_ delta: Int64) -> String {
         guard delta != 0 else { return "exactly at" }
         let magnitude = delta.magnitude
-        let amount = switch magnitude {
-        case ..<120: "\(magnitude) s"
-        case ..<7200: "\(magnitude / 60) min"
-        case ..<172_800: "\(magnitude / 3600) h"
-        default: "\(magnitude / 86_400) days"
-        }
+        let amount =
+            switch magnitude {
+            case ..<120: "\(magnitude) s"
+            case ..<7200: "\(magnitude / 60) min"
+            case ..<172_800: "\(magnitude / 3600) h"
+            default: "\(magnitude / 86_400) days"
+            }
         return delta < 0 ? "\(amount) before" : "\(amount) after"
     }
 }

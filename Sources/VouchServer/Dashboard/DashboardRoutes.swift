@@ -69,8 +69,9 @@ struct DashboardRoutes: Sendable {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         var values: [String: Any] = ["csrf": token, "hours": Int(DashboardSessions.defaultLifetimeSeconds / 3600)]
         if let error { values["error"] = error }
-        return renderer.page("sign-in", title: "Sign in", values: values, chrome: nil, status: status,
-                             cookies: [cookies.set(DashboardCookies.signIn, token, maxAge: 3600)])
+        return renderer.page(
+            "sign-in", title: "Sign in", values: values, chrome: nil, status: status,
+            cookies: [cookies.set(DashboardCookies.signIn, token, maxAge: 3600)])
     }
 
     private func signIn(_ request: Request, _ context: VouchRequestContext) async throws -> Response {
@@ -81,7 +82,8 @@ struct DashboardRoutes: Sendable {
         }
         let form = try await DashboardForm.read(request)
         guard let expected = DashboardCookies.value(DashboardCookies.signIn, in: request.headers), let sent = form["csrf"],
-              ConstantTime.equal(Array(sent.utf8), Array(expected.utf8)) else {
+            ConstantTime.equal(Array(sent.utf8), Array(expected.utf8))
+        else {
             return signInPage(error: "The sign-in form expired or was not sent by this page; try again.", status: .forbidden)
         }
         guard let token = form["admin_token"]?.trimmingCharacters(in: .whitespacesAndNewlines), adminToken.matches(token) else {
@@ -90,13 +92,16 @@ struct DashboardRoutes: Sendable {
         let (cookieToken, session) = await sessions.open()
         // The one admin action outside the signed-in pages: who opened a session, and when.
         // Failed attempts are not written (the rate limit bounds them, the log would not).
-        await audit.write(NewAuditEntry(
-            at: clock(), kind: .admin, actor: AdminPrincipal.dashboardSession(id: session.id).auditActor,
-            action: AuditAction.dashboardSignIn, outcome: "ok"), logger: context.logger)
-        return DashboardResponse.redirect(to: "/dashboard/apps", cookies: [
-            cookies.set(DashboardCookies.session, cookieToken, maxAge: await sessions.lifetime),
-            cookies.clear(DashboardCookies.signIn),
-        ])
+        await audit.write(
+            NewAuditEntry(
+                at: clock(), kind: .admin, actor: AdminPrincipal.dashboardSession(id: session.id).auditActor,
+                action: AuditAction.dashboardSignIn, outcome: "ok"), logger: context.logger)
+        return DashboardResponse.redirect(
+            to: "/dashboard/apps",
+            cookies: [
+                cookies.set(DashboardCookies.session, cookieToken, maxAge: await sessions.lifetime),
+                cookies.clear(DashboardCookies.signIn),
+            ])
     }
 
     private func signOut(_ context: DashboardContext) async -> Response {
@@ -116,14 +121,17 @@ struct DashboardRoutes: Sendable {
         guard let session = await sessions.session(id: context.sessionID) else {
             throw DashboardError(.forbidden, "Your dashboard session has ended; sign in again.")
         }
-        return DashboardChrome(csrfToken: session.csrfToken, section: section,
-                               notice: await sessions.takeNotice(id: context.sessionID), error: error)
+        return DashboardChrome(
+            csrfToken: session.csrfToken, section: section,
+            notice: await sessions.takeNotice(id: context.sessionID), error: error)
     }
 
     /// Runs a form's action; a refusal (bad input, unknown object) is shown inline on `page`
     /// with its status, a server fault propagates to the error page.
-    func attempt(_ action: () async throws -> Response,
-                 orShow page: (DashboardError) async throws -> Response) async throws -> Response {
+    func attempt(
+        _ action: () async throws -> Response,
+        orShow page: (DashboardError) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await action()
         } catch {

@@ -12,7 +12,8 @@ struct DashboardSessionMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let token = DashboardCookies.value(DashboardCookies.session, in: request.headers),
-              let session = await sessions.session(token: token) else {
+            let session = await sessions.session(token: token)
+        else {
             if request.method == .get || request.method == .head {
                 return DashboardResponse.redirect(to: "/dashboard/sign-in")
             }

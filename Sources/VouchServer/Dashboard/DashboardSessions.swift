@@ -45,8 +45,9 @@ actor DashboardSessions {
             sessions[oldest.key] = nil
         }
         let token = Base64URL.encode(SecureRandom.bytes(32))
-        let session = Session(id: Self.id(of: token), csrfToken: Base64URL.encode(SecureRandom.bytes(32)),
-                              expiresAt: now + lifetimeSeconds)
+        let session = Session(
+            id: Self.id(of: token), csrfToken: Base64URL.encode(SecureRandom.bytes(32)),
+            expiresAt: now + lifetimeSeconds)
         sessions[session.id] = session
         return (token, session)
     }

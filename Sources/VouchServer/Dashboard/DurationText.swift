@@ -57,7 +57,7 @@ enum DurationText {
             guard let number = Int64(take { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
             skipSpaces()
             let name = take { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
-            if name.isEmpty, seen.isEmpty, index == bytes.count { return number }   // a plain number: seconds
+            if name.isEmpty, seen.isEmpty, index == bytes.count { return number }  // a plain number: seconds
             guard let unit = unitNames[name], seen.insert(unit).inserted else { return nil }
             let (part, overflow) = number.multipliedReportingOverflow(by: unit)
             guard !overflow else { return nil }

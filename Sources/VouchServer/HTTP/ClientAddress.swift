@@ -37,9 +37,10 @@ struct ClientAddressMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let forwarded = request.headers[values: .init("X-Forwarded-For")!].joined(separator: ",")
-        context.clientIP = ClientAddress.resolve(peer: context.remoteAddress?.ipAddress,
-                                                 forwardedFor: forwarded.isEmpty ? nil : forwarded,
-                                                 trustedProxies: trustedProxies)
+        context.clientIP = ClientAddress.resolve(
+            peer: context.remoteAddress?.ipAddress,
+            forwardedFor: forwarded.isEmpty ? nil : forwarded,
+            trustedProxies: trustedProxies)
         return try await next(request, context)
     }
 }

@@ -149,11 +149,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func respond(context: ChannelHandlerContext, to error: HTTPParserError) {
         let rejection: (ErrorKind, String)
         if error == .headerOverflow {
-            rejection = sniffer.lastLongLineWasRequestLine
+            rejection =
+                sniffer.lastLongLineWasRequestLine
                 ? (.uriTooLong, "The request target is longer than \(ConnectionLimits.maximumURIBytes) bytes.")
-                : (.headersTooLarge, "The request head is too large: a header name or value is limited to "
-                    + "\(ConnectionLimits.maximumHeaderFieldBytes) bytes, the target with every name and value to "
-                    + "\(ConnectionLimits.maximumHeaderBytes) bytes, the headers to \(ConnectionLimits.maximumHeaderCount) lines.")
+                : (
+                    .headersTooLarge,
+                    "The request head is too large: a header name or value is limited to "
+                        + "\(ConnectionLimits.maximumHeaderFieldBytes) bytes, the target with every name and value to "
+                        + "\(ConnectionLimits.maximumHeaderBytes) bytes, the headers to \(ConnectionLimits.maximumHeaderCount) lines."
+                )
         } else {
             rejection = (.invalidRequest, "The request is not valid HTTP/1.1.")
         }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import NIOCore
 
@@ -59,8 +59,14 @@ final class RequestLineSniffer: ChannelInboundHandler, RemovableChannelHandler {
             // byte by byte: later ones cannot change a decision made before the line grew long.
             let lookAt = min(part.count, max(0, longLine + 1 - currentLineLength))
             for byte in part[..<(part.startIndex + lookAt)] {
-                if byte == UInt8(ascii: " ") { currentLineIsRequestLine = true; break }
-                if byte == UInt8(ascii: ":") { currentLineIsRequestLine = false; break }
+                if byte == UInt8(ascii: " ") {
+                    currentLineIsRequestLine = true
+                    break
+                }
+                if byte == UInt8(ascii: ":") {
+                    currentLineIsRequestLine = false
+                    break
+                }
             }
         }
         let before = currentLineLength

@@ -156,14 +156,19 @@ struct JSONBodyWriter {
     /// builds for (`InlineArray` needs the newest Apple systems).
     private struct Pending {
         typealias Eight = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-        var words: (Eight, Eight, Eight, Eight, Eight, Eight, Eight, Eight,
-                    Eight, Eight, Eight, Eight, Eight, Eight, Eight, Eight)
+        var words:
+            (
+                Eight, Eight, Eight, Eight, Eight, Eight, Eight, Eight,
+                Eight, Eight, Eight, Eight, Eight, Eight, Eight, Eight
+            )
         static var size: Int { 1024 }
 
         init() {
             let eight: Eight = (0, 0, 0, 0, 0, 0, 0, 0)
-            words = (eight, eight, eight, eight, eight, eight, eight, eight,
-                     eight, eight, eight, eight, eight, eight, eight, eight)
+            words = (
+                eight, eight, eight, eight, eight, eight, eight, eight,
+                eight, eight, eight, eight, eight, eight, eight, eight
+            )
         }
     }
 }
@@ -192,38 +197,6 @@ extension NonceResponse: JSONBodyWritable {
         writer.object { object in
             object.member("expires_at", expiresAt)
             object.member("nonce", nonce)
-        }
-    }
-}
-
-extension Identity: JSONBodyWritable {
-    func write(to writer: inout JSONBodyWriter) {
-        writer.object { object in
-            object.member("avatar_url", avatarURL)
-            object.member("display_name", displayName)
-            object.member("first_name", firstName)
-            object.member("id", id)
-            object.member("last_name", lastName)
-            object.member("user_id", userID)
-        }
-    }
-}
-
-extension SessionResponse: JSONBodyWritable {
-    func write(to writer: inout JSONBodyWriter) {
-        writer.object { object in
-            object.member("expires_at", expiresAt)
-            object.member("session_token", sessionToken)
-            object.member("user", user)
-        }
-    }
-}
-
-extension CurrentUserResponse: JSONBodyWritable {
-    func write(to writer: inout JSONBodyWriter) {
-        writer.object { object in
-            object.member("session", session)
-            object.member("user", user)
         }
     }
 }

@@ -53,7 +53,8 @@ package enum JSONResponse {
     /// thing `eit_claim_wrong_type` is about.
     static func make(_ value: some Encodable, echoing members: [String: JSONValue], status: HTTPResponse.Status = .ok) -> Response {
         guard let encoded = try? encoder().encode(value),
-              case .object(var object) = try? StrictJSON(maximumDepth: 128).parse(Array(encoded)) else {
+            case .object(var object) = try? StrictJSON(maximumDepth: 128).parse(Array(encoded))
+        else {
             return make(value, status: status)
         }
         object.merge(members) { _, echoed in echoed }

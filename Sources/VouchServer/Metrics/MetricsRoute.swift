@@ -9,9 +9,10 @@ struct MetricsRoute {
 
     var routes: RouteCollection<VouchRequestContext> {
         RouteCollection(context: VouchRequestContext.self).on("/metrics", method: .get) { _, _ in
-            Response(status: .ok,
-                     headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
     }
 }

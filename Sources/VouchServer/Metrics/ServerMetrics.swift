@@ -29,8 +29,9 @@ public struct ServerMetrics: Sendable {
         self.registry = registry
         let factory = PrometheusMetricsFactory(registry: registry)
         self.factory = factory
-        acceptedSignIns = Counter(label: Self.signInsLabel, dimensions: [("outcome", SignInOutcome.accepted.rawValue), ("reason", "none")],
-                                  factory: factory)
+        acceptedSignIns = Counter(
+            label: Self.signInsLabel, dimensions: [("outcome", SignInOutcome.accepted.rawValue), ("reason", "none")],
+            factory: factory)
         let requestBuckets: [Duration] = [
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
@@ -49,9 +50,12 @@ public struct ServerMetrics: Sendable {
         let factory = self.factory
         let requestDurations = self.requestDurations
         let handles = requestHandles.handle(RequestSeries(method: method, route: route, status: status)) {
-            (Counter(label: "vouch_http_requests_total",
-                     dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory),
-             requestDurations.histogram(labels: [("method", method), ("route", route)]))
+            (
+                Counter(
+                    label: "vouch_http_requests_total",
+                    dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory),
+                requestDurations.histogram(labels: [("method", method), ("route", route)])
+            )
         }
         handles.count.increment()
         handles.duration.record(duration)
@@ -60,16 +64,19 @@ public struct ServerMetrics: Sendable {
     /// One timer per store operation, made once: the store is called several times per request,
     /// and making a handle looks it up in the registry (under its lock) every time.
     func storeOperationTimers() -> [StoreOperation: LatencyHistogram] {
-        Dictionary(uniqueKeysWithValues: StoreOperation.allCases.map { operation in
-            (operation, storeDurations.histogram(labels: [("operation", operation.rawValue)]))
-        })
+        Dictionary(
+            uniqueKeysWithValues: StoreOperation.allCases.map { operation in
+                (operation, storeDurations.histogram(labels: [("operation", operation.rawValue)]))
+            })
     }
 
     /// A store operation that threw, by the failure's kind (rare: the handle is made on demand).
     func recordStoreFailure(_ operation: StoreOperation, kind: StoreFailureKind) {
-        Counter(label: "vouch_store_errors_total", dimensions: [("operation", operation.rawValue), ("kind", kind.rawValue)],
-                factory: factory)
-            .increment()
+        Counter(
+            label: "vouch_store_errors_total", dimensions: [("operation", operation.rawValue), ("kind", kind.rawValue)],
+            factory: factory
+        )
+        .increment()
     }
 
     /// Sessions neither ended nor expired, across every app, as last counted by housekeeping.

@@ -26,13 +26,17 @@ struct OpenAPIRoute {
     var routes: RouteCollection<VouchRequestContext> {
         RouteCollection(context: VouchRequestContext.self).on("/openapi.json", method: .get) { request, _ in
             if Self.matches(request.headers[.ifNoneMatch]) {
-                return Response(status: .notModified,
-                                headers: [.eTag: Self.entityTag, .cacheControl: Self.cacheControl])
+                return Response(
+                    status: .notModified,
+                    headers: [.eTag: Self.entityTag, .cacheControl: Self.cacheControl])
             }
-            return Response(status: .ok,
-                            headers: [.contentType: JSONResponse.contentType, .eTag: Self.entityTag,
-                                      .cacheControl: Self.cacheControl],
-                            body: .init(byteBuffer: ByteBuffer(bytes: Self.document)))
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: JSONResponse.contentType, .eTag: Self.entityTag,
+                    .cacheControl: Self.cacheControl,
+                ],
+                body: .init(byteBuffer: ByteBuffer(bytes: Self.document)))
         }
     }
 

@@ -67,18 +67,20 @@ public struct Authenticator: Sendable {
             }
             nonce = .serverNonce(use)
         case .sinch:
-            nonce = .registrationNonce(appID: app.id, nonce: verified.nonce,
-                                       expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
+            nonce = .registrationNonce(
+                appID: app.id, nonce: verified.nonce,
+                expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
         }
 
         let (token, sessionKey) = SessionToken.generate(now: now)
         let expiresAt = now + app.sessionTTLSeconds
         let user: UserRecord
         do {
-            user = try await store.createSession(NewSession(
-                tokenHash: sessionKey, appID: app.id, userID: verified.userID,
-                profile: verified.identity,
-                createdAt: now, expiresAt: expiresAt, nonce: nonce, keyID: verified.keyID))
+            user = try await store.createSession(
+                NewSession(
+                    tokenHash: sessionKey, appID: app.id, userID: verified.userID,
+                    profile: verified.identity,
+                    createdAt: now, expiresAt: expiresAt, nonce: nonce, keyID: verified.keyID))
         } catch StoreError.nonceAlreadyUsed {
             return .refused(verified.profile.usedNonceRejection, serverTime: now)
         } catch StoreError.userSuspended {
@@ -133,7 +135,8 @@ public struct Authenticator: Sendable {
 extension UserRecord {
     /// The `<identity>` object of PROTOCOL §3.
     var identity: Identity {
-        Identity(userID: userID, displayName: profile.displayName, firstName: profile.firstName,
-                 lastName: profile.lastName, avatarURL: profile.avatarURL)
+        Identity(
+            userID: userID, displayName: profile.displayName, firstName: profile.firstName,
+            lastName: profile.lastName, avatarURL: profile.avatarURL)
     }
 }

@@ -70,15 +70,17 @@ struct ClientRoutes {
 
     private func currentUser(_ request: Request) async throws -> Response {
         let authenticated = try await authenticator.authenticate(authorization: request.headers.combinedValue(.authorization))
-        return JSONResponse.make(CurrentUserAnswer(
-            user: authenticated.user,
-            sessionCreatedAt: Timestamp.rfc3339(authenticated.session.createdAt),
-            sessionExpiresAt: Timestamp.rfc3339(authenticated.session.expiresAt)))
+        return JSONResponse.make(
+            CurrentUserAnswer(
+                user: authenticated.user,
+                sessionCreatedAt: Timestamp.rfc3339(authenticated.session.createdAt),
+                sessionExpiresAt: Timestamp.rfc3339(authenticated.session.expiresAt)))
     }
 
     private func enforceRateLimit(_ context: VouchRequestContext) throws {
         guard let rateLimiter, let wait = rateLimiter.acquire(client: context.clientIP) else { return }
-        throw APIError(.rateLimitExceeded, "Too many requests; retry after \(wait) s.",
-                       data: ["retry_after": .number(JSONNumber(Int64(wait)))], headers: [.retryAfter: String(wait)])
+        throw APIError(
+            .rateLimitExceeded, "Too many requests; retry after \(wait) s.",
+            data: ["retry_after": .number(JSONNumber(Int64(wait)))], headers: [.retryAfter: String(wait)])
     }
 }

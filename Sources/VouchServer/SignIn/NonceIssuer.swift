@@ -49,8 +49,9 @@ struct NonceIssuer: Sendable {
                     UnsafeMutableRawBufferPointer(rebasing: buffer[Self.expiryEnd..<payloadCount]).copyMemory(from: $0)
                 }
             }
-            key.write(codeOf: UnsafeRawBufferPointer(rebasing: buffer[..<payloadCount]),
-                      into: UnsafeMutableRawBufferPointer(rebasing: buffer[payloadCount...]))
+            key.write(
+                codeOf: UnsafeRawBufferPointer(rebasing: buffer[..<payloadCount]),
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[payloadCount...]))
             return Base64URL.encode(UnsafeRawBufferPointer(buffer))
         }
         return (nonce, expiresAt)
@@ -72,21 +73,27 @@ struct NonceIssuer: Sendable {
         let boundCount = unboundCount + Self.appIDCount
         let textCount = nonce.utf8.count
         guard textCount == Self.unpaddedBase64Count(unboundCount) || textCount == Self.unpaddedBase64Count(boundCount),
-              let bytes = Base64URL.decodeCanonical(nonce), bytes.count == unboundCount || bytes.count == boundCount
+            let bytes = Base64URL.decodeCanonical(nonce), bytes.count == unboundCount || bytes.count == boundCount
         else { return nil }
         let payloadCount = bytes.count - Self.tagCount
-        guard bytes.withUnsafeBytes({ raw in
-            key.isValid(tag: UnsafeRawBufferPointer(rebasing: raw[payloadCount...]),
-                        for: UnsafeRawBufferPointer(rebasing: raw[..<payloadCount]))
-        }) else { return nil }
+        guard
+            bytes.withUnsafeBytes({ raw in
+                key.isValid(
+                    tag: UnsafeRawBufferPointer(rebasing: raw[payloadCount...]),
+                    for: UnsafeRawBufferPointer(rebasing: raw[..<payloadCount]))
+            })
+        else { return nil }
         let expiresAt = Int64(bitPattern: bytes[Self.randomCount..<Self.expiryEnd].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         guard expiresAt > now, expiresAt <= now + Self.lifetime + 60 else { return nil }
         var appID: UUID?
         if payloadCount > Self.expiryEnd {
             let at = Self.expiryEnd
-            appID = UUID(uuid: (bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3], bytes[at + 4], bytes[at + 5],
-                                bytes[at + 6], bytes[at + 7], bytes[at + 8], bytes[at + 9], bytes[at + 10], bytes[at + 11],
-                                bytes[at + 12], bytes[at + 13], bytes[at + 14], bytes[at + 15]))
+            appID = UUID(
+                uuid: (
+                    bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3], bytes[at + 4], bytes[at + 5],
+                    bytes[at + 6], bytes[at + 7], bytes[at + 8], bytes[at + 9], bytes[at + 10], bytes[at + 11],
+                    bytes[at + 12], bytes[at + 13], bytes[at + 14], bytes[at + 15]
+                ))
         }
         // Copied as one buffer: `Array(digest)` walks the digest as a sequence of unknown length,
         // growing its array four times on every sign-in.

@@ -26,14 +26,16 @@ enum SessionCredentials {
         } else if let rest = trimmed.droppingPrefix(caseInsensitive: "layer ") {
             let parameter = rest.drop { $0 == space }
             guard let value = parameter.droppingPrefix(caseInsensitive: "session-token="),
-                  let quote = value.first, quote == doubleQuote || quote == singleQuote,
-                  value.count >= 2, value.last == quote else { return nil }
+                let quote = value.first, quote == doubleQuote || quote == singleQuote,
+                value.count >= 2, value.last == quote
+            else { return nil }
             token = value.dropFirst().dropLast()
         } else {
             return nil
         }
         guard !token.isEmpty, token.count <= RequestLimits.maximumSessionTokenLength,
-              !token.contains(where: { $0 == space || $0 == doubleQuote || $0 == singleQuote }) else { return nil }
+            !token.contains(where: { $0 == space || $0 == doubleQuote || $0 == singleQuote })
+        else { return nil }
         // Cut only next to ASCII bytes, so what is left of valid UTF-8 is valid UTF-8.
         return String(decoding: token, as: UTF8.self)
     }

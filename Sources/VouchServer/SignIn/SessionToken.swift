@@ -43,9 +43,12 @@ enum SessionToken {
         var token = token
         return token.withUTF8 { utf8 in
             guard utf8.count == stampedTokenLength,
-                  let key = Base64URL.withDecodedCanonical(utf8, { bytes in
-                      bytes.count == stampCount + randomCount ? key(stamp: UnsafeBufferPointer(rebasing: bytes[..<stampCount]), utf8: utf8) : nil
-                  }) ?? nil else {
+                let key = Base64URL.withDecodedCanonical(
+                    utf8,
+                    { bytes in
+                        bytes.count == stampCount + randomCount ? key(stamp: UnsafeBufferPointer(rebasing: bytes[..<stampCount]), utf8: utf8) : nil
+                    }) ?? nil
+            else {
                 return SHA256.hash(data: UnsafeRawBufferPointer(utf8)).withUnsafeBytes { Array($0) }
             }
             return key

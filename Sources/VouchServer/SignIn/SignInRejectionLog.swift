@@ -58,8 +58,9 @@ final class SignInRejectionLog: Sendable {
             return pending
         }
         return taken.map { key, tally in
-            NewAuditEntry(at: tally.firstAt, kind: .signInRejected, actor: nil, action: AuditAction.signInRejected,
-                          outcome: key.reason, appID: key.appID, count: tally.count)
+            NewAuditEntry(
+                at: tally.firstAt, kind: .signInRejected, actor: nil, action: AuditAction.signInRejected,
+                outcome: key.reason, appID: key.appID, count: tally.count)
         }
         .sorted { ($0.at, $0.appID?.uuidString ?? "", $0.outcome) < ($1.at, $1.appID?.uuidString ?? "", $1.outcome) }
     }
@@ -73,9 +74,11 @@ final class SignInRejectionLog: Sendable {
             try await store.appendAudit(entries)
         } catch {
             metrics.recordAuditDropped(kind: .signInRejected, count: entries.reduce(0) { $0 + Int($1.count) })
-            logger.warning("audit log write failed; rejected sign-ins dropped", metadata: [
-                "entries": "\(entries.count)", "error_type": "\(type(of: error))",
-            ])
+            logger.warning(
+                "audit log write failed; rejected sign-ins dropped",
+                metadata: [
+                    "entries": "\(entries.count)", "error_type": "\(type(of: error))",
+                ])
         }
     }
 }

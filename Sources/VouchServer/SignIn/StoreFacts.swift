@@ -30,8 +30,9 @@ struct StoreFacts: Sendable {
     func forSignIn(_ plan: TokenPlan, now: Int64) async throws -> SignIn {
         // A settled token's verdict needs nothing; only the app outranks it.
         guard plan.settled == nil else {
-            return SignIn(app: try await store.signInFacts(SignInFactsQuery(appID: plan.appID, now: now, includesApp: true)).app,
-                          facts: VerificationFacts(), nonceUse: nil)
+            return SignIn(
+                app: try await store.signInFacts(SignInFactsQuery(appID: plan.appID, now: now, includesApp: true)).app,
+                facts: VerificationFacts(), nonceUse: nil)
         }
         let opened = plan.serverNonce.flatMap { nonces.open($0, now: now) }
         var query = baseQuery(plan, now: now)
@@ -60,8 +61,9 @@ struct StoreFacts: Sendable {
 
     /// The catalogue's questions, which every verification asks.
     private func baseQuery(_ plan: TokenPlan, now: Int64) -> SignInFactsQuery {
-        SignInFactsQuery(appID: plan.appID, providerID: plan.providerID, now: now,
-                         keyID: plan.keyID, applicationKey: plan.applicationKey)
+        SignInFactsQuery(
+            appID: plan.appID, providerID: plan.providerID, now: now,
+            keyID: plan.keyID, applicationKey: plan.applicationKey)
     }
 
     private func verificationFacts(_ stored: SignInFacts, plan: TokenPlan, now: Int64) throws -> VerificationFacts {

@@ -82,7 +82,8 @@ final class CatalogueCache: Sendable {
                 remaining.keyID = nil
             }
             if let providerID = questions.providerID,
-               state.bindings.contains(Binding(providerID: providerID, appID: questions.appID)) {
+                state.bindings.contains(Binding(providerID: providerID, appID: questions.appID))
+            {
                 kept.providerBinding = .bound
                 remaining.providerID = nil
             }

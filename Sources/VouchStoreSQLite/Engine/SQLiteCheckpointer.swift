@@ -67,7 +67,7 @@ final class SQLiteCheckpointer: Sendable {
         }
         let total = written.add(operations, ordering: .relaxed).newValue
         guard total >= Self.operationsPerCheckpoint,
-              scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+            scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         written.store(0, ordering: .relaxed)
         queue.async {
@@ -132,8 +132,9 @@ final class SQLiteCheckpointer: Sendable {
                     state = .open(CheckpointConnection(handle))
                     return handle
                 } catch {
-                    logger.warning("could not open the checkpoint connection; the writer checkpoints by itself",
-                                   metadata: ["error": "\(error)"])
+                    logger.warning(
+                        "could not open the checkpoint connection; the writer checkpoints by itself",
+                        metadata: ["error": "\(error)"])
                     state = .closed
                     return nil
                 }

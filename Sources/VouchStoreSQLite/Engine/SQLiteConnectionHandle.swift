@@ -162,9 +162,10 @@ final class SQLiteConnectionHandle {
     }
 
     private static func names(of statement: OpaquePointer) -> SQLiteColumnNames {
-        SQLiteColumnNames((0..<sqlite_nio_sqlite3_column_count(statement)).map {
-            String(cString: sqlite_nio_sqlite3_column_name(statement, $0))
-        })
+        SQLiteColumnNames(
+            (0..<sqlite_nio_sqlite3_column_count(statement)).map {
+                String(cString: sqlite_nio_sqlite3_column_name(statement, $0))
+            })
     }
 
     private func bind(_ value: SQLiteData, at index: Int32, of statement: OpaquePointer) -> Int32 {
@@ -220,8 +221,9 @@ final class SQLiteConnectionHandle {
     }
 
     private func failure(_ database: OpaquePointer) -> SQLiteFailure {
-        SQLiteFailure(code: sqlite_nio_sqlite3_extended_errcode(database),
-                      message: String(cString: sqlite_nio_sqlite3_errmsg(database)))
+        SQLiteFailure(
+            code: sqlite_nio_sqlite3_extended_errcode(database),
+            message: String(cString: sqlite_nio_sqlite3_errmsg(database)))
     }
 
     /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns. Computed, not a

@@ -152,91 +152,96 @@ enum SQLiteGatheringVFS {
 
     // MARK: - The VFS's one method of its own
 
-    private static let open: @convention(c) (
-        UnsafeMutablePointer<sqlite3_vfs>?, sqlite3_filename?, UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutablePointer<Int32>?
-    ) -> Int32 = { _, name, file, flags, outFlags in
-        guard let file, let platform = SQLiteGatheringVFS.platformVFS.withLock({ $0?.vfs }) else { return SQLITE_MISUSE }
-        guard flags & SQLITE_OPEN_WAL != 0 else {
-            // Not a WAL file: the platform's own object, where SQLite allocated it.
-            return platform.pointee.xOpen!(platform, name, file, flags, outFlags)
+    private static let open:
+        @convention(c) (
+            UnsafeMutablePointer<sqlite3_vfs>?, sqlite3_filename?, UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutablePointer<Int32>?
+        ) -> Int32 = { _, name, file, flags, outFlags in
+            guard let file, let platform = SQLiteGatheringVFS.platformVFS.withLock({ $0?.vfs }) else { return SQLITE_MISUSE }
+            guard flags & SQLITE_OPEN_WAL != 0 else {
+                // Not a WAL file: the platform's own object, where SQLite allocated it.
+                return platform.pointee.xOpen!(platform, name, file, flags, outFlags)
+            }
+            let real = SQLiteGatheringVFS.platformFile(file)
+            real.pointee.pMethods = nil
+            let result = platform.pointee.xOpen!(platform, name, real, flags, outFlags)
+            guard result == SQLITE_OK, real.pointee.pMethods != nil else {
+                if real.pointee.pMethods != nil { _ = real.pointee.pMethods.pointee.xClose!(real) }
+                file.pointee.pMethods = nil
+                return result == SQLITE_OK ? SQLITE_CANTOPEN : result
+            }
+            SQLiteGatheringVFS.header(file).initialize(
+                to: GatheringFile(
+                    base: sqlite3_file(pMethods: SQLiteGatheringVFS.ioMethods),
+                    buffer: Unmanaged.passRetained(WriteBuffer(path: name.map { String(cString: $0) } ?? ""))))
+            return SQLITE_OK
         }
-        let real = SQLiteGatheringVFS.platformFile(file)
-        real.pointee.pMethods = nil
-        let result = platform.pointee.xOpen!(platform, name, real, flags, outFlags)
-        guard result == SQLITE_OK, real.pointee.pMethods != nil else {
-            if real.pointee.pMethods != nil { _ = real.pointee.pMethods.pointee.xClose!(real) }
-            file.pointee.pMethods = nil
-            return result == SQLITE_OK ? SQLITE_CANTOPEN : result
-        }
-        SQLiteGatheringVFS.header(file).initialize(to: GatheringFile(
-            base: sqlite3_file(pMethods: SQLiteGatheringVFS.ioMethods), buffer: Unmanaged.passRetained(WriteBuffer(path: name.map { String(cString: $0) } ?? ""))))
-        return SQLITE_OK
-    }
 
     // MARK: - The WAL file's methods
 
     /// Written once, then only read (SQLite keeps the pointer in every WAL file it opens).
     nonisolated(unsafe) private static let ioMethods: UnsafePointer<sqlite3_io_methods> = {
         let methods = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
-        methods.initialize(to: sqlite3_io_methods(
-            iVersion: 3,
-            xClose: { file in
-                guard let file else { return SQLITE_MISUSE }
-                let flushed = SQLiteGatheringVFS.flush(file)
-                let pending = SQLiteGatheringVFS.header(file).pointee.buffer
-                let gathered = pending.takeUnretainedValue()
-                SQLiteGatheringVFS.closedTotals.withLock {
-                    $0[gathered.path, default: Totals()].writesAsked += gathered.writesAsked
-                    $0[gathered.path, default: Totals()].writesMade += gathered.writesMade
-                }
-                pending.release()
-                let real = SQLiteGatheringVFS.platformFile(file)
-                let closed = SQLiteGatheringVFS.methods(file).xClose!(real)
-                return flushed != SQLITE_OK ? flushed : closed
-            },
-            xRead: { file, data, amount, offset in SQLiteGatheringVFS.flushed(file, then: { $0.xRead!($1, data, amount, offset) }) },
-            xWrite: { file, data, amount, offset in
-                guard let file, let data, amount >= 0 else { return SQLITE_MISUSE }
-                // The file keeps its buffer alive until xClose: borrowed, not retained, on the
-                // call SQLite makes twice for every frame.
-                return SQLiteGatheringVFS.header(file).pointee.buffer._withUnsafeGuaranteedRef { pending in
-                    pending.writesAsked += 1
-                    if !pending.bytes.isEmpty
-                        && (offset != pending.start + Int64(pending.bytes.count) || pending.bytes.count + Int(amount) > WriteBuffer.limit) {
-                        let flushed = SQLiteGatheringVFS.flush(file)
-                        guard flushed == SQLITE_OK else { return flushed }
+        methods.initialize(
+            to: sqlite3_io_methods(
+                iVersion: 3,
+                xClose: { file in
+                    guard let file else { return SQLITE_MISUSE }
+                    let flushed = SQLiteGatheringVFS.flush(file)
+                    let pending = SQLiteGatheringVFS.header(file).pointee.buffer
+                    let gathered = pending.takeUnretainedValue()
+                    SQLiteGatheringVFS.closedTotals.withLock {
+                        $0[gathered.path, default: Totals()].writesAsked += gathered.writesAsked
+                        $0[gathered.path, default: Totals()].writesMade += gathered.writesMade
                     }
-                    if pending.bytes.isEmpty { pending.start = offset }
-                    pending.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: Int(amount)))
+                    pending.release()
+                    let real = SQLiteGatheringVFS.platformFile(file)
+                    let closed = SQLiteGatheringVFS.methods(file).xClose!(real)
+                    return flushed != SQLITE_OK ? flushed : closed
+                },
+                xRead: { file, data, amount, offset in SQLiteGatheringVFS.flushed(file, then: { $0.xRead!($1, data, amount, offset) }) },
+                xWrite: { file, data, amount, offset in
+                    guard let file, let data, amount >= 0 else { return SQLITE_MISUSE }
+                    // The file keeps its buffer alive until xClose: borrowed, not retained, on the
+                    // call SQLite makes twice for every frame.
+                    return SQLiteGatheringVFS.header(file).pointee.buffer._withUnsafeGuaranteedRef { pending in
+                        pending.writesAsked += 1
+                        if !pending.bytes.isEmpty
+                            && (offset != pending.start + Int64(pending.bytes.count) || pending.bytes.count + Int(amount) > WriteBuffer.limit)
+                        {
+                            let flushed = SQLiteGatheringVFS.flush(file)
+                            guard flushed == SQLITE_OK else { return flushed }
+                        }
+                        if pending.bytes.isEmpty { pending.start = offset }
+                        pending.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: Int(amount)))
+                        return SQLITE_OK
+                    }
+                },
+                xTruncate: { file, size in SQLiteGatheringVFS.flushed(file, then: { $0.xTruncate!($1, size) }) },
+                xSync: { file, flags in SQLiteGatheringVFS.flushed(file, then: { $0.xSync!($1, flags) }) },
+                xFileSize: { file, size in SQLiteGatheringVFS.flushed(file, then: { $0.xFileSize!($1, size) }) },
+                xLock: { file, level in SQLiteGatheringVFS.forwarded(file, { $0.xLock!($1, level) }) },
+                xUnlock: { file, level in SQLiteGatheringVFS.forwarded(file, { $0.xUnlock!($1, level) }) },
+                xCheckReservedLock: { file, result in SQLiteGatheringVFS.forwarded(file, { $0.xCheckReservedLock!($1, result) }) },
+                xFileControl: { file, operation, argument in SQLiteGatheringVFS.flushed(file, then: { $0.xFileControl!($1, operation, argument) }) },
+                xSectorSize: { file in
+                    guard let file else { return 4096 }
+                    return SQLiteGatheringVFS.methods(file).xSectorSize!(SQLiteGatheringVFS.platformFile(file))
+                },
+                xDeviceCharacteristics: { file in
+                    guard let file else { return 0 }
+                    return SQLiteGatheringVFS.methods(file).xDeviceCharacteristics!(SQLiteGatheringVFS.platformFile(file))
+                },
+                // A WAL file has no shared memory and is never memory-mapped: SQLite asks these of the
+                // database file, which is the platform's own object.
+                xShmMap: { _, _, _, _, _ in SQLITE_IOERR },
+                xShmLock: { _, _, _, _ in SQLITE_IOERR },
+                xShmBarrier: { _ in },
+                xShmUnmap: { _, _ in SQLITE_OK },
+                xFetch: { _, _, _, pointer in
+                    pointer?.pointee = nil
                     return SQLITE_OK
-                }
-            },
-            xTruncate: { file, size in SQLiteGatheringVFS.flushed(file, then: { $0.xTruncate!($1, size) }) },
-            xSync: { file, flags in SQLiteGatheringVFS.flushed(file, then: { $0.xSync!($1, flags) }) },
-            xFileSize: { file, size in SQLiteGatheringVFS.flushed(file, then: { $0.xFileSize!($1, size) }) },
-            xLock: { file, level in SQLiteGatheringVFS.forwarded(file, { $0.xLock!($1, level) }) },
-            xUnlock: { file, level in SQLiteGatheringVFS.forwarded(file, { $0.xUnlock!($1, level) }) },
-            xCheckReservedLock: { file, result in SQLiteGatheringVFS.forwarded(file, { $0.xCheckReservedLock!($1, result) }) },
-            xFileControl: { file, operation, argument in SQLiteGatheringVFS.flushed(file, then: { $0.xFileControl!($1, operation, argument) }) },
-            xSectorSize: { file in
-                guard let file else { return 4096 }
-                return SQLiteGatheringVFS.methods(file).xSectorSize!(SQLiteGatheringVFS.platformFile(file))
-            },
-            xDeviceCharacteristics: { file in
-                guard let file else { return 0 }
-                return SQLiteGatheringVFS.methods(file).xDeviceCharacteristics!(SQLiteGatheringVFS.platformFile(file))
-            },
-            // A WAL file has no shared memory and is never memory-mapped: SQLite asks these of the
-            // database file, which is the platform's own object.
-            xShmMap: { _, _, _, _, _ in SQLITE_IOERR },
-            xShmLock: { _, _, _, _ in SQLITE_IOERR },
-            xShmBarrier: { _ in },
-            xShmUnmap: { _, _ in SQLITE_OK },
-            xFetch: { _, _, _, pointer in
-                pointer?.pointee = nil
-                return SQLITE_OK
-            },
-            xUnfetch: { _, _, _ in SQLITE_OK }))
+                },
+                xUnfetch: { _, _, _ in SQLITE_OK }))
         return UnsafePointer(methods)
     }()
 }

@@ -74,10 +74,12 @@ final class SQLiteWorker: Sendable {
     /// Whether a committer is holding a group back for more operations at this moment.
     var isHoldingGroup: Bool { holding.load(ordering: .acquiring) }
 
-    init(handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
-         poolThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-         afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)? = nil,
-         afterRollback: (@Sendable () -> Void)? = nil) {
+    init(
+        handle: SQLiteConnectionHandle, logger: Logger, gathering: GroupGathering = .none,
+        poolThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)? = nil,
+        afterRollback: (@Sendable () -> Void)? = nil
+    ) {
         self.connection = Confined(handle)
         self.gathering = gathering
         self.poolThreads = poolThreads

@@ -1,7 +1,6 @@
 import Logging
 import VouchStore
 
-
 /// One step of the SQLite schema. Shipped steps are never edited: a change is a new step appended
 /// to ``SQLiteMigrations/all``, so that every existing database reaches the same schema.
 struct SQLiteMigration: Sendable {
@@ -13,158 +12,168 @@ struct SQLiteMigration: Sendable {
 enum SQLiteMigrations {
     /// Every migration, in order. Later versions just append.
     static let all: [SQLiteMigration] = [
-        SQLiteMigration(version: 1, statements: [
-            """
-            CREATE TABLE apps (
-                id TEXT PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL,
-                session_ttl_seconds INTEGER NOT NULL,
-                created_at INTEGER NOT NULL
-            ) STRICT
-            """,
-            """
-            CREATE TABLE providers (
-                id TEXT PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL,
-                created_at INTEGER NOT NULL
-            ) STRICT
-            """,
-            """
-            CREATE TABLE provider_apps (
-                provider_id TEXT NOT NULL REFERENCES providers (id),
-                app_id TEXT NOT NULL REFERENCES apps (id),
-                PRIMARY KEY (provider_id, app_id)
-            ) STRICT, WITHOUT ROWID
-            """,
-            "CREATE INDEX provider_apps_by_app ON provider_apps (app_id)",
-            """
-            CREATE TABLE provider_keys (
-                id TEXT PRIMARY KEY NOT NULL,
-                provider_id TEXT NOT NULL REFERENCES providers (id),
-                status TEXT NOT NULL CHECK (status IN ('active', 'disabled', 'deleted')),
-                public_key_pem TEXT NOT NULL,
-                fingerprint TEXT NOT NULL,
-                created_at INTEGER NOT NULL
-            ) STRICT
-            """,
-            "CREATE INDEX provider_keys_by_provider ON provider_keys (provider_id, created_at)",
-            """
-            CREATE TABLE registration_secrets (
-                application_key TEXT PRIMARY KEY NOT NULL,
-                app_id TEXT NOT NULL REFERENCES apps (id),
-                secret BLOB NOT NULL,
-                created_at INTEGER NOT NULL
-            ) STRICT
-            """,
-            "CREATE INDEX registration_secrets_by_app ON registration_secrets (app_id)",
-            """
-            CREATE TABLE registration_nonces (
-                app_id TEXT NOT NULL REFERENCES apps (id),
-                nonce TEXT NOT NULL,
-                expires_at INTEGER NOT NULL,
-                PRIMARY KEY (app_id, nonce)
-            ) STRICT, WITHOUT ROWID
-            """,
-            "CREATE INDEX registration_nonces_by_expiry ON registration_nonces (expires_at)",
-            """
-            CREATE TABLE used_server_nonces (
-                hash BLOB PRIMARY KEY NOT NULL,
-                expires_at INTEGER NOT NULL
-            ) STRICT, WITHOUT ROWID
-            """,
-            "CREATE INDEX used_server_nonces_by_expiry ON used_server_nonces (expires_at)",
-            """
-            CREATE TABLE users (
-                app_id TEXT NOT NULL REFERENCES apps (id),
-                user_id TEXT NOT NULL,
-                display_name TEXT,
-                first_name TEXT,
-                last_name TEXT,
-                avatar_url TEXT,
-                suspended INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
-                created_at INTEGER NOT NULL,
-                updated_at INTEGER NOT NULL,
-                PRIMARY KEY (app_id, user_id)
-            ) STRICT
-            """,
-            """
-            CREATE TABLE sessions (
-                token_hash BLOB PRIMARY KEY NOT NULL,
-                app_id TEXT NOT NULL,
-                user_id TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                expires_at INTEGER NOT NULL,
-                ended_at INTEGER,
-                end_reason TEXT CHECK (end_reason IN ('revoked', 'user_suspended')),
-                CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
-                FOREIGN KEY (app_id, user_id) REFERENCES users (app_id, user_id)
-            ) STRICT, WITHOUT ROWID
-            """,
-            "CREATE INDEX sessions_by_user ON sessions (app_id, user_id)",
-            "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
-            """
-            CREATE TABLE server_secrets (
-                name TEXT PRIMARY KEY NOT NULL,
-                value BLOB NOT NULL,
-                created_at INTEGER NOT NULL DEFAULT (unixepoch())
-            ) STRICT
-            """,
-        ]),
+        SQLiteMigration(
+            version: 1,
+            statements: [
+                """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    session_ttl_seconds INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL
+                ) STRICT
+                """,
+                """
+                CREATE TABLE providers (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                ) STRICT
+                """,
+                """
+                CREATE TABLE provider_apps (
+                    provider_id TEXT NOT NULL REFERENCES providers (id),
+                    app_id TEXT NOT NULL REFERENCES apps (id),
+                    PRIMARY KEY (provider_id, app_id)
+                ) STRICT, WITHOUT ROWID
+                """,
+                "CREATE INDEX provider_apps_by_app ON provider_apps (app_id)",
+                """
+                CREATE TABLE provider_keys (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    provider_id TEXT NOT NULL REFERENCES providers (id),
+                    status TEXT NOT NULL CHECK (status IN ('active', 'disabled', 'deleted')),
+                    public_key_pem TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                ) STRICT
+                """,
+                "CREATE INDEX provider_keys_by_provider ON provider_keys (provider_id, created_at)",
+                """
+                CREATE TABLE registration_secrets (
+                    application_key TEXT PRIMARY KEY NOT NULL,
+                    app_id TEXT NOT NULL REFERENCES apps (id),
+                    secret BLOB NOT NULL,
+                    created_at INTEGER NOT NULL
+                ) STRICT
+                """,
+                "CREATE INDEX registration_secrets_by_app ON registration_secrets (app_id)",
+                """
+                CREATE TABLE registration_nonces (
+                    app_id TEXT NOT NULL REFERENCES apps (id),
+                    nonce TEXT NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, nonce)
+                ) STRICT, WITHOUT ROWID
+                """,
+                "CREATE INDEX registration_nonces_by_expiry ON registration_nonces (expires_at)",
+                """
+                CREATE TABLE used_server_nonces (
+                    hash BLOB PRIMARY KEY NOT NULL,
+                    expires_at INTEGER NOT NULL
+                ) STRICT, WITHOUT ROWID
+                """,
+                "CREATE INDEX used_server_nonces_by_expiry ON used_server_nonces (expires_at)",
+                """
+                CREATE TABLE users (
+                    app_id TEXT NOT NULL REFERENCES apps (id),
+                    user_id TEXT NOT NULL,
+                    display_name TEXT,
+                    first_name TEXT,
+                    last_name TEXT,
+                    avatar_url TEXT,
+                    suspended INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, user_id)
+                ) STRICT
+                """,
+                """
+                CREATE TABLE sessions (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    app_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    ended_at INTEGER,
+                    end_reason TEXT CHECK (end_reason IN ('revoked', 'user_suspended')),
+                    CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+                    FOREIGN KEY (app_id, user_id) REFERENCES users (app_id, user_id)
+                ) STRICT, WITHOUT ROWID
+                """,
+                "CREATE INDEX sessions_by_user ON sessions (app_id, user_id)",
+                "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+                """
+                CREATE TABLE server_secrets (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value BLOB NOT NULL,
+                    created_at INTEGER NOT NULL DEFAULT (unixepoch())
+                ) STRICT
+                """,
+            ]),
         // Registration secrets can be retired: from `revoked_at` on they verify nothing.
-        SQLiteMigration(version: 2, statements: [
-            "ALTER TABLE registration_secrets ADD COLUMN revoked_at INTEGER",
-            "CREATE INDEX provider_keys_by_fingerprint ON provider_keys (provider_id, fingerprint)",
-        ]),
+        SQLiteMigration(
+            version: 2,
+            statements: [
+                "ALTER TABLE registration_secrets ADD COLUMN revoked_at INTEGER",
+                "CREATE INDEX provider_keys_by_fingerprint ON provider_keys (provider_id, fingerprint)",
+            ]),
         // The audit log, and when each key last verified a token. AUTOINCREMENT: an id is never
         // reused after a purge, so a paging cursor never points at a newer entry.
-        SQLiteMigration(version: 3, statements: [
-            "ALTER TABLE provider_keys ADD COLUMN last_verified_at INTEGER",
-            """
-            CREATE TABLE audit_log (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                at INTEGER NOT NULL,
-                kind TEXT NOT NULL CHECK (kind IN ('admin', 'sign_in_rejected')),
-                actor TEXT,
-                action TEXT NOT NULL,
-                outcome TEXT NOT NULL,
-                app_id TEXT,
-                object_type TEXT,
-                object_id TEXT,
-                count INTEGER NOT NULL CHECK (count > 0)
-            ) STRICT
-            """,
-            "CREATE INDEX audit_log_by_at ON audit_log (at)",
-            "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
-            "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
-        ]),
+        SQLiteMigration(
+            version: 3,
+            statements: [
+                "ALTER TABLE provider_keys ADD COLUMN last_verified_at INTEGER",
+                """
+                CREATE TABLE audit_log (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('admin', 'sign_in_rejected')),
+                    actor TEXT,
+                    action TEXT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    app_id TEXT,
+                    object_type TEXT,
+                    object_id TEXT,
+                    count INTEGER NOT NULL CHECK (count > 0)
+                ) STRICT
+                """,
+                "CREATE INDEX audit_log_by_at ON audit_log (at)",
+                "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
+                "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
+            ]),
         // Used server nonces keyed by their expiry first: a nonce's hash is random, so keyed by it
         // alone every sign-in wrote to a random page of the table (and of its expiry index), while
         // nonces used now expire at about the same time and so land on the last pages. The key
         // also serves the purge, so the expiry index goes. A nonce's hash determines its expiry
         // (the nonce carries it), so the key is as unique as the hash was.
-        SQLiteMigration(version: 4, statements: [
-            """
-            CREATE TABLE used_server_nonces_v4 (
-                expires_at INTEGER NOT NULL,
-                hash BLOB NOT NULL,
-                PRIMARY KEY (expires_at, hash)
-            ) STRICT, WITHOUT ROWID
-            """,
-            "INSERT INTO used_server_nonces_v4 (expires_at, hash) SELECT expires_at, hash FROM used_server_nonces",
-            "DROP TABLE used_server_nonces",
-            "ALTER TABLE used_server_nonces_v4 RENAME TO used_server_nonces",
-        ]),
+        SQLiteMigration(
+            version: 4,
+            statements: [
+                """
+                CREATE TABLE used_server_nonces_v4 (
+                    expires_at INTEGER NOT NULL,
+                    hash BLOB NOT NULL,
+                    PRIMARY KEY (expires_at, hash)
+                ) STRICT, WITHOUT ROWID
+                """,
+                "INSERT INTO used_server_nonces_v4 (expires_at, hash) SELECT expires_at, hash FROM used_server_nonces",
+                "DROP TABLE used_server_nonces",
+                "ALTER TABLE used_server_nonces_v4 RENAME TO used_server_nonces",
+            ]),
         // A user's sessions found through the live sessions rather than an index of their own
         // (see `UserSessionStatements`): an index by user put every sign-in's entry on a random
         // page, written alone. The expiry index carries the session's key and its user instead:
         // ordered by expiry and then by the key, which leads with the microsecond the session was
         // made, its entries append; the user in each entry lets the user-wide operations skip
         // everyone else's rows. The purge uses it by its first column, as it used the old one.
-        SQLiteMigration(version: 5, statements: [
-            "DROP INDEX sessions_by_user",
-            "DROP INDEX sessions_by_expiry",
-            "CREATE INDEX sessions_by_expiry_and_user ON sessions (expires_at, token_hash, app_id, user_id)",
-        ]),
+        SQLiteMigration(
+            version: 5,
+            statements: [
+                "DROP INDEX sessions_by_user",
+                "DROP INDEX sessions_by_expiry",
+                "CREATE INDEX sessions_by_expiry_and_user ON sessions (expires_at, token_hash, app_id, user_id)",
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step
@@ -182,11 +191,13 @@ enum SQLiteMigrations {
     ) throws -> (from: Int, to: Int) {
         let versions = migrations.map(\.version)
         guard let latest = versions.last, versions.first.map({ $0 > 0 }) == true,
-              zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 })
+        else {
             throw StoreError.unavailable("migration versions must be positive and strictly increasing")
         }
         return try db.transaction {
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version INTEGER PRIMARY KEY NOT NULL,
                     applied_at INTEGER NOT NULL

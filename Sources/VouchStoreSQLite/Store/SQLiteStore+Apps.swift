@@ -1,7 +1,6 @@
 import Foundation
 import VouchStore
 
-
 extension SQLiteStore {
     public func createApp(_ app: AppRecord) async throws {
         try await exclusive("createApp") { db in

@@ -11,9 +11,11 @@ extension SQLiteStore {
                     INSERT INTO audit_log (at, kind, actor, action, outcome, app_id, object_type, object_id, count)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                    [.int64(entry.at), .text(entry.kind.rawValue), .optionalText(entry.actor), .text(entry.action),
-                     .text(entry.outcome), entry.appID.map { .uuid($0) } ?? .null, .optionalText(entry.objectType),
-                     .optionalText(entry.objectID), .int64(entry.count)])
+                    [
+                        .int64(entry.at), .text(entry.kind.rawValue), .optionalText(entry.actor), .text(entry.action),
+                        .text(entry.outcome), entry.appID.map { .uuid($0) } ?? .null, .optionalText(entry.objectType),
+                        .optionalText(entry.objectID), .int64(entry.count),
+                    ])
             }
         }
     }
@@ -30,10 +32,12 @@ extension SQLiteStore {
                   AND (?7 IS NULL OR id < ?7)
                 ORDER BY id DESC LIMIT ?8
                 """,
-                [.optionalText(query.kind?.rawValue), .optionalText(query.action), query.appID.map { .uuid($0) } ?? .null,
-                 .optionalText(query.objectID), query.since.map { .int64($0) } ?? .null,
-                 query.until.map { .int64($0) } ?? .null, query.beforeID.map { .int64($0) } ?? .null,
-                 .int64(Int64(query.limit))]
+                [
+                    .optionalText(query.kind?.rawValue), .optionalText(query.action), query.appID.map { .uuid($0) } ?? .null,
+                    .optionalText(query.objectID), query.since.map { .int64($0) } ?? .null,
+                    query.until.map { .int64($0) } ?? .null, query.beforeID.map { .int64($0) } ?? .null,
+                    .int64(Int64(query.limit)),
+                ]
             ).map(AuditEntry.init(row:))
         }
     }

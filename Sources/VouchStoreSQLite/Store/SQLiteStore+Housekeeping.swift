@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import VouchStore
 
-
 extension SQLiteStore {
     public func liveSessionCount(now: Int64) async throws -> Int {
         try await read("liveSessionCount") { db in
@@ -26,16 +25,21 @@ extension SQLiteStore {
             let registrationNonces = try db.changes(
                 "DELETE FROM registration_nonces WHERE expires_at < ?", [.int64(now)])
             let (cutoff, overflow) = now.subtractingReportingOverflow(sessionGraceSeconds)
-            let sessions = overflow ? 0 : try db.changes(
-                "DELETE FROM sessions WHERE expires_at < ?", [.int64(cutoff)])
+            let sessions =
+                overflow
+                ? 0
+                : try db.changes(
+                    "DELETE FROM sessions WHERE expires_at < ?", [.int64(cutoff)])
             return (nonces, registrationNonces, sessions)
         }
         let total = nonces + registrationNonces + sessions
         // Routine when nothing was due, worth a line when something went.
-        logger.log(level: total == 0 ? .debug : .info, "purged expired rows", metadata: [
-            "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
-            "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
-        ])
+        logger.log(
+            level: total == 0 ? .debug : .info, "purged expired rows",
+            metadata: [
+                "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
+                "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
+            ])
         return total
     }
 }

@@ -1,7 +1,5 @@
 import VouchStore
 
-
-
 /// Read-outs of the file's own state, for tests and diagnostics: what the `Store` protocol
 /// deliberately does not show (pragmas, schema history).
 extension SQLiteStore {

@@ -12,8 +12,10 @@ extension SQLiteStore {
                 SELECT ?, ?, ?, ?, ?, ?
                 WHERE NOT EXISTS (SELECT 1 FROM provider_keys WHERE provider_id = ? AND fingerprint = ?)
                 """,
-                [.uuid(key.id), .uuid(key.providerID), .text(key.status.rawValue), .text(key.publicKeyPEM),
-                 .text(key.fingerprint), .int64(key.createdAt), .uuid(key.providerID), .text(key.fingerprint)])
+                [
+                    .uuid(key.id), .uuid(key.providerID), .text(key.status.rawValue), .text(key.publicKeyPEM),
+                    .text(key.fingerprint), .int64(key.createdAt), .uuid(key.providerID), .text(key.fingerprint),
+                ])
             guard inserted == 1 else { throw StoreError.alreadyExists }
         }
     }

@@ -1,7 +1,6 @@
 import Foundation
 import VouchStore
 
-
 extension SQLiteStore {
     /// Throws `.notFound` when one of `appIDs` names no app (nothing is written then), and
     /// `.alreadyExists` for a provider id in use.

@@ -1,7 +1,6 @@
 import Foundation
 import VouchStore
 
-
 extension SQLiteStore {
     public func createRegistrationSecret(_ secret: RegistrationSecretRecord) async throws {
         try await exclusive("createRegistrationSecret") { db in

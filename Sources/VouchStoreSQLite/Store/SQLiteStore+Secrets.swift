@@ -1,7 +1,6 @@
 import Foundation
 import VouchStore
 
-
 extension SQLiteStore {
     /// INSERT OR IGNORE then SELECT in one transaction: whoever inserts first wins, and every later
     /// caller, on this instance or another process, reads that first value back.

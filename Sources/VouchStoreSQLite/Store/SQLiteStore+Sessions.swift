@@ -1,7 +1,6 @@
 import Foundation
 import VouchStore
 
-
 extension SQLiteStore {
     /// The nonce's use is written first and inside the same transaction as the session, with
     /// BEGIN IMMEDIATE holding SQLite's write lock: of two sign-ins with one nonce, even from two
@@ -20,9 +19,12 @@ extension SQLiteStore {
         let (user, markedKey, wroteUser) = try await transaction("createSession", invalidating: .none) { db in
             // A returning user's row as this writer last saw it, or read (see `WriterUserCache`).
             let kept = writerUsers.user(appID: session.appID, userID: session.userID)
-            let existing = try kept ?? db.rows(
-                "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
-                [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
+            let existing =
+                try kept
+                ?? db.rows(
+                    "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+                    [.uuid(session.appID), .text(session.userID)]
+                ).first.map(UserRecord.init(row:))
             if existing?.suspended == true {
                 // Refused before anything is written (a refusal that wrote would make the group
                 // commit again without it); a used nonce still outranks the suspension (§5.4).
@@ -43,13 +45,16 @@ extension SQLiteStore {
 
             try db.execute(
                 "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-                [.bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
-                 .int64(session.createdAt), .int64(session.expiresAt)])
+                [
+                    .bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
+                    .int64(session.createdAt), .int64(session.expiresAt),
+                ])
             var markedKey = false
             if let keyID = keyToMark {
-                markedKey = try db.changes(
-                    "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
-                    [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)]) > 0
+                markedKey =
+                    try db.changes(
+                        "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
+                        [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)]) > 0
             }
             // Last, once every statement of this write has succeeded.
             if kept == nil || wroteUser { writerUsers.keep(user) }
@@ -78,11 +83,14 @@ extension SQLiteStore {
                 avatar_url = COALESCE(excluded.avatar_url, users.avatar_url),
                 updated_at = excluded.updated_at
             """,
-            [.uuid(session.appID), .text(session.userID), .optionalText(profile.displayName),
-             .optionalText(profile.firstName), .optionalText(profile.lastName),
-             .optionalText(profile.avatarURL), .int64(session.createdAt)])
-        let rows = try db.rows("SELECT * FROM users WHERE app_id = ? AND user_id = ?",
-                               [.uuid(session.appID), .text(session.userID)])
+            [
+                .uuid(session.appID), .text(session.userID), .optionalText(profile.displayName),
+                .optionalText(profile.firstName), .optionalText(profile.lastName),
+                .optionalText(profile.avatarURL), .int64(session.createdAt),
+            ])
+        let rows = try db.rows(
+            "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+            [.uuid(session.appID), .text(session.userID)])
         guard let row = rows.first else { throw StoreError.unavailable("the user just written was not found") }
         return try UserRecord(row: row)
     }
@@ -147,10 +155,14 @@ extension SQLiteStore {
         // bound, i.e. parsed again on every request (a sixth of an authenticated request in a
         // profile); a single-table look-up by primary key takes the planner's short cut.
         try await read("sessionAndUser") { db in
-            guard let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
-                .first.map(SessionRecord.init(row:)) else { return nil }
-            let user = try db.rows("SELECT * FROM users WHERE app_id = ? AND user_id = ?",
-                                   [.uuid(session.appID), .text(session.userID)]).first.map(UserRecord.init(row:))
+            guard
+                let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
+                    .first.map(SessionRecord.init(row:))
+            else { return nil }
+            let user = try db.rows(
+                "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+                [.uuid(session.appID), .text(session.userID)]
+            ).first.map(UserRecord.init(row:))
             return (session, user)
         }
     }

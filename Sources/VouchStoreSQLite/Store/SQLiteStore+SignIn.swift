@@ -30,7 +30,8 @@ extension SQLiteStore {
                     SELECT EXISTS (SELECT 1 FROM providers WHERE id = ?1) AS known,
                            EXISTS (SELECT 1 FROM provider_apps WHERE provider_id = ?1 AND app_id = ?2) AS bound
                     """,
-                    [.uuid(providerID), .uuid(query.appID)]).first
+                    [.uuid(providerID), .uuid(query.appID)]
+                ).first
                 facts.providerBinding = try row?.bool("bound") == true ? .bound : (try row?.bool("known") == true ? .notBound : .unknownProvider)
             }
             if let nonce = query.serverNonce {
@@ -41,9 +42,10 @@ extension SQLiteStore {
                     appID: query.appID, nonce: nonce, now: query.now, db)
             }
             if let userID = query.userID {
-                facts.userSuspended = try db.rows(
-                    "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?", [.uuid(query.appID), .text(userID)]
-                ).first?.bool("suspended") ?? false
+                facts.userSuspended =
+                    try db.rows(
+                        "SELECT suspended FROM users WHERE app_id = ? AND user_id = ?", [.uuid(query.appID), .text(userID)]
+                    ).first?.bool("suspended") ?? false
             }
             if query.includesApp {
                 facts.app = try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(query.appID)]).first.map(AppRecord.init(row:))

@@ -22,14 +22,17 @@ extension SQLiteStore {
                 [.uuid(appID), .text(userID), .bool(suspended), .int64(now)])
             guard let row = rows.first else { throw StoreError.unavailable("user upsert returned no row") }
             let user = try UserRecord(row: row)
-            let ended = suspended
+            let ended =
+                suspended
                 ? try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .userSuspended, db)
                 : 0
             return (user, ended)
         }
-        logger.info("set user suspension", metadata: [
-            "app_id": "\(appID.lowercased)", "suspended": "\(suspended)", "sessions_ended": "\(ended)",
-        ])
+        logger.info(
+            "set user suspension",
+            metadata: [
+                "app_id": "\(appID.lowercased)", "suspended": "\(suspended)", "sessions_ended": "\(ended)",
+            ])
         return user
     }
 
@@ -55,7 +58,8 @@ extension SQLiteStore {
     static func endLiveSessions(
         appID: UUID, userID: String, now: Int64, reason: SessionEndReason, _ db: SQLiteRunner
     ) throws -> Int {
-        try db.changes(UserSessionStatements.endLive,
-                       [.uuid(appID), .text(userID), .int64(now), .text(reason.rawValue)])
+        try db.changes(
+            UserSessionStatements.endLive,
+            [.uuid(appID), .text(userID), .int64(now), .text(reason.rawValue)])
     }
 }

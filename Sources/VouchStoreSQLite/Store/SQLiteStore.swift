@@ -40,10 +40,12 @@ public final class SQLiteStore: Store {
     /// Keeps other processes' stores off the file (nil for an in-memory database).
     private let fileLock: SQLiteFileLock?
 
-    private init(worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
-                 checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection,
-                 sessionCache: SessionCache, catalogueCache: CatalogueCache, writerUsers: WriterUserCache,
-                 fileLock: SQLiteFileLock?, logger: Logger) {
+    private init(
+        worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
+        checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection,
+        sessionCache: SessionCache, catalogueCache: CatalogueCache, writerUsers: WriterUserCache,
+        fileLock: SQLiteFileLock?, logger: Logger
+    ) {
         self.worker = worker
         self.readers = readers
         self.inlineReaders = inlineReaders
@@ -71,6 +73,12 @@ public final class SQLiteStore: Store {
         logger: Logger = Logger(label: "vouch.store.sqlite")
     ) async throws -> SQLiteStore {
         try configuration.validate()
+        return try await open(path: path, unvalidated: configuration, logger: logger)
+    }
+
+    /// `open` without the ranges: for the engine's own tests, which hold groups back far longer
+    /// than an operator may configure so that what they wait for is certain to arrive.
+    static func open(path: String, unvalidated configuration: Configuration, logger: Logger) async throws -> SQLiteStore {
         let (readConnection, groupGathering, sessionCacheCapacity) =
             (configuration.readConnection, configuration.groupGathering, configuration.sessionCacheCapacity)
         let started = ContinuousClock.now
@@ -88,9 +96,10 @@ public final class SQLiteStore: Store {
         let writerUsers = WriterUserCache(capacity: sessionCacheCapacity == 0 ? 0 : WriterUserCache.defaultCapacity)
         let worker: SQLiteWorker
         do {
-            worker = SQLiteWorker(handle: try SQLiteConnectionHandle(path: path, gathersWALWrites: true), logger: logger,
-                                  gathering: groupGathering, afterCommit: afterCommit,
-                                  afterRollback: { writerUsers.forgetAll() })
+            worker = SQLiteWorker(
+                handle: try SQLiteConnectionHandle(path: path, gathersWALWrites: true), logger: logger,
+                gathering: groupGathering, afterCommit: afterCommit,
+                afterRollback: { writerUsers.forgetAll() })
         } catch {
             fileLock?.release()
             throw StoreError.from(sqlite: error)
@@ -105,18 +114,21 @@ public final class SQLiteStore: Store {
                 }
                 return try SQLiteMigrations.apply(on: db, now: Int64(Date().timeIntervalSince1970), logger: logger)
             }
-            logger.info("opened SQLite store", metadata: [
-                "path": "\(path)",
-                "schema_version_found": "\(from)",
-                "schema_version": "\(to)",
-                "duration": "\(ContinuousClock.now - started)",
-            ])
+            logger.info(
+                "opened SQLite store",
+                metadata: [
+                    "path": "\(path)",
+                    "schema_version_found": "\(from)",
+                    "schema_version": "\(to)",
+                    "duration": "\(ContinuousClock.now - started)",
+                ])
             let readers = SQLiteReaders(path: sharedPath, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger)
             let inlineReaders = readConnection == .inline ? sharedPath.map { SQLiteInlineReaders(path: $0, logger: logger) } : nil
-            return SQLiteStore(worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
-                               readConnection: readConnection, sessionCache: SessionCache(capacity: sessionCacheCapacity),
-                               catalogueCache: CatalogueCache(capacity: sessionCacheCapacity == 0 ? 0 : CatalogueCache.defaultCapacity),
-                               writerUsers: writerUsers, fileLock: fileLock, logger: logger)
+            return SQLiteStore(
+                worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
+                readConnection: readConnection, sessionCache: SessionCache(capacity: sessionCacheCapacity),
+                catalogueCache: CatalogueCache(capacity: sessionCacheCapacity == 0 ? 0 : CatalogueCache.defaultCapacity),
+                writerUsers: writerUsers, fileLock: fileLock, logger: logger)
         } catch {
             _ = await worker.close()
             fileLock?.release()
@@ -169,8 +181,10 @@ public final class SQLiteStore: Store {
     /// `UserSessionStatements`) passes `inline: false`: it never runs on the caller's thread, which
     /// is one of the few threads of Swift's pool that every request shares, and goes where the
     /// configuration sends the reads that do not run inline.
-    func read<T: Sendable>(_ operation: String, inline: Bool = true,
-                           _ body: @escaping @Sendable (SQLiteRunner) throws -> T) async throws -> T {
+    func read<T: Sendable>(
+        _ operation: String, inline: Bool = true,
+        _ body: @escaping @Sendable (SQLiteRunner) throws -> T
+    ) async throws -> T {
         if inline, let inlineReaders {
             do {
                 if let value = try inlineReaders.run(body) { return value }
@@ -178,10 +192,11 @@ public final class SQLiteStore: Store {
                 throw mapped(error, operation)
             }
         }
-        let wantsReader = switch readConnection {
-        case .always, .inline: true
-        case .never: false
-        }
+        let wantsReader =
+            switch readConnection {
+            case .always, .inline: true
+            case .never: false
+            }
         guard wantsReader, let reader = readers.reader() else {
             return try await exclusive(operation, invalidating: .none, body)
         }

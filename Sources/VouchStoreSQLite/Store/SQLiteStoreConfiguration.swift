@@ -17,8 +17,10 @@ extension SQLiteStore {
         public static let groupCommitEnoughRange = 1...10_000
         public static let sessionCacheCapacityRange = 0...1_000_000
 
-        public init(readConnection: SQLiteReadConnection = .inline, groupGathering: GroupGathering = .standard,
-                    sessionCacheCapacity: Int = SQLiteStore.defaultSessionCacheCapacity) {
+        public init(
+            readConnection: SQLiteReadConnection = .inline, groupGathering: GroupGathering = .standard,
+            sessionCacheCapacity: Int = SQLiteStore.defaultSessionCacheCapacity
+        ) {
             self.readConnection = readConnection
             self.groupGathering = groupGathering
             self.sessionCacheCapacity = sessionCacheCapacity

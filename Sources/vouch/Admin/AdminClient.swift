@@ -56,15 +56,18 @@ struct AdminClient {
         }
         let (status, data) = try await ServerExchange.send(request, to: base)
         guard (200..<300).contains(status) else {
-            let detail = (try? JSONDecoder().decode(ErrorBody.self, from: data)).map { "\($0.id): \($0.message)" }
+            let detail =
+                (try? JSONDecoder().decode(ErrorBody.self, from: data)).map { "\($0.id): \($0.message)" }
                 ?? String(decoding: data.prefix(300), as: UTF8.self)
             throw CLIError("the server answered \(status): \(detail)")
         }
         return data
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String,
-                              body: (some Encodable)? = Optional<Empty>.none) async throws -> (T, Data) {
+    func decode<T: Decodable>(
+        _ type: T.Type, _ method: HTTPMethod, _ path: String,
+        body: (some Encodable)? = Optional<Empty>.none
+    ) async throws -> (T, Data) {
         let data = try await call(method, path, body: body)
         guard let value = try? JSONDecoder().decode(T.self, from: data) else {
             throw CLIError("the server's answer to \(method.rawValue) \(path) was not what this vouch expects")

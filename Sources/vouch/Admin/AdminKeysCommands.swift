@@ -63,8 +63,9 @@ enum AdminKeysCommands {
         func run() async throws {
             let id = try AdminPath.key(key)
             try await admin.client().call(.DELETE, "/admin/keys/\(id)")
-            let summary = try JSONSerialization.data(withJSONObject: ["id": "layer:///keys/\(id)", "status": "deleted"],
-                                                     options: [.sortedKeys, .withoutEscapingSlashes])
+            let summary = try JSONSerialization.data(
+                withJSONObject: ["id": "layer:///keys/\(id)", "status": "deleted"],
+                options: [.sortedKeys, .withoutEscapingSlashes])
             AdminOutput.print(summary, json: admin.json) { ["layer:///keys/\(id)  deleted"] }
         }
     }

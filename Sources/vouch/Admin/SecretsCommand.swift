@@ -18,8 +18,10 @@ struct SecretsCommand: AsyncParsableCommand {
             let (secret, data) = try await admin.client().decode(
                 RegistrationSecretResponse.self, .POST, "/admin/apps/\(try AdminPath.app(app))/registration-secrets")
             AdminOutput.print(data, json: admin.json) {
-                ["application key:    \(secret.applicationKey)", "application secret: \(secret.applicationSecret)",
-                 "(the server will not show this secret again)"]
+                [
+                    "application key:    \(secret.applicationKey)", "application secret: \(secret.applicationSecret)",
+                    "(the server will not show this secret again)",
+                ]
             }
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import VouchTokens
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import VouchTestSupport
 
@@ -25,10 +25,12 @@ struct AdminAPI: Sendable {
         let secret = try await call("POST", "admin/apps/\(bare(app))/registration-secrets")
         return AppSetup(
             appID: app,
-            layerMinter: try LayerTokenMinter(privateKeyPEM: try key.string("private_key"),
-                                              providerID: UUID(uuidString: bare(provider))!, keyID: UUID(uuidString: bare(try key.string("id")))!),
-            sinchMinter: try SinchTokenMinter(applicationKey: try secret.string("application_key"),
-                                              applicationSecret: try secret.string("application_secret")))
+            layerMinter: try LayerTokenMinter(
+                privateKeyPEM: try key.string("private_key"),
+                providerID: UUID(uuidString: bare(provider))!, keyID: UUID(uuidString: bare(try key.string("id")))!),
+            sinchMinter: try SinchTokenMinter(
+                applicationKey: try secret.string("application_key"),
+                applicationSecret: try secret.string("application_secret")))
     }
 
     func suspend(_ userID: String, appID: String, _ suspended: Bool = true) async throws {

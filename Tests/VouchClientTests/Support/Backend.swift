@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import VouchClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import VouchTestSupport
 
@@ -61,8 +61,9 @@ final class Backend: Sendable {
     var identityTokenProvider: VouchClient.IdentityTokenProvider {
         { [self] userID, nonce in
             nonces.withLock { $0.append(nonce) }
-            return try await answer(path: "identity_tokens", body: ["app_id": appID, "user_id": userID, "nonce": nonce],
-                                    field: "identity_token")
+            return try await answer(
+                path: "identity_tokens", body: ["app_id": appID, "user_id": userID, "nonce": nonce],
+                field: "identity_token")
         }
     }
 
@@ -73,7 +74,10 @@ final class Backend: Sendable {
     }
 
     private func answer(path: String, body: [String: String], field: String) async throws -> String {
-        let count = calls.withLock { $0 += 1; return $0 }
+        let count = calls.withLock {
+            $0 += 1
+            return $0
+        }
         milestones.withLock { $0[count] }?.open()
         switch behaviour.withLock({ $0 }) {
         case .mint: break

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import VouchTestSupport
 
@@ -11,9 +11,10 @@ import VouchTestSupport
 /// connection is then cut and new ones are closed at once, as on a device that lost its network.
 /// Or "unavailable": every request is answered 503, as by a server that lost its store.
 final class FaultProxy: Sendable {
-    static let unavailableAnswer = Array(("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-        + "Connection: close\r\nContent-Length: 77\r\n\r\n"
-        + #"{"id":"service_unavailable","code":1,"message":"store unreachable","url":"x"}"#).utf8)
+    static let unavailableAnswer = Array(
+        ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            + "Connection: close\r\nContent-Length: 77\r\n\r\n"
+            + #"{"id":"service_unavailable","code":1,"message":"store unreachable","url":"x"}"#).utf8)
     private let unavailable = Mutex(false)
 
     /// Answers every new connection's request with 503 (`true`), or relays again.
@@ -70,7 +71,10 @@ final class FaultProxy: Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
             accepted.withLock { $0 += 1 }
-            if state.withLock({ $0.offline }) { close(client); continue }
+            if state.withLock({ $0.offline }) {
+                close(client)
+                continue
+            }
             if unavailable.withLock({ $0 }) {
                 Thread.detachNewThread { Self.answerUnavailable(client) }
                 continue
@@ -80,13 +84,20 @@ final class FaultProxy: Sendable {
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard connected == 0 else { close(client); close(upstream); continue }
+            guard connected == 0 else {
+                close(client)
+                close(upstream)
+                continue
+            }
             state.withLock { $0.open.formUnion([client, upstream]) }
             let finished = Mutex(0)
             for (from, to) in [(client, upstream), (upstream, client)] {
                 Thread.detachNewThread { [self] in
                     pump(from: from, to: to)
-                    let both = finished.withLock { $0 += 1; return $0 == 2 }
+                    let both = finished.withLock {
+                        $0 += 1
+                        return $0 == 2
+                    }
                     if both {
                         state.withLock { $0.open.subtract([client, upstream]) }
                         close(client)
@@ -105,7 +116,10 @@ final class FaultProxy: Sendable {
             var sent = 0
             while sent < count {
                 let written = buffer.withUnsafeBytes { write(to, $0.baseAddress! + sent, count - sent) }
-                guard written > 0 else { shutdown(from, Int32(SHUT_RDWR)); return }
+                guard written > 0 else {
+                    shutdown(from, Int32(SHUT_RDWR))
+                    return
+                }
                 sent += written
             }
         }
@@ -121,15 +135,15 @@ final class FaultProxy: Sendable {
     }
 
     #if canImport(Glibc)
-    private static let streamType = Int32(SOCK_STREAM.rawValue)
+        private static let streamType = Int32(SOCK_STREAM.rawValue)
     #else
-    private static let streamType = SOCK_STREAM
+        private static let streamType = SOCK_STREAM
     #endif
 
     private static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

@@ -23,7 +23,10 @@ struct EventRecorder: Sendable {
         let task = self.task
         return try await withThrowingTaskGroup(of: [VouchClientEvent]?.self) { group in
             group.addTask { await task.value }
-            group.addTask { try await Task.sleep(for: .seconds(deadlineSeconds)); return nil }
+            group.addTask {
+                try await Task.sleep(for: .seconds(deadlineSeconds))
+                return nil
+            }
             let first = try await group.next() ?? nil
             group.cancelAll()
             task.cancel()
@@ -47,7 +50,10 @@ final class RecordingDelegate: VouchClientDelegate {
     var calls: [String] { seen.withLock { $0 } }
 
     private func record(_ call: String) {
-        let count = seen.withLock { $0.append(call); return $0.count }
+        let count = seen.withLock {
+            $0.append(call)
+            return $0.count
+        }
         if count >= expected { reachedCount.open() }
     }
 

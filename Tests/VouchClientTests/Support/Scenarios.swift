@@ -10,8 +10,10 @@ extension TestBed {
     /// Alice signs in through a client with the default provider timeout (a short one would make
     /// the sign-in depend on the machine's speed); the client returned is a second instance on the
     /// same storage, configured as asked, that resumes her session.
-    func aliceRevoked(_ backend: Backend, providerTimeout: Double = 30,
-                      retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)) async throws -> VouchClient {
+    func aliceRevoked(
+        _ backend: Backend, providerTimeout: Double = 30,
+        retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)
+    ) async throws -> VouchClient {
         try await client(backend: backend).connect(userID: "alice")
         try await admin.revokeSessions(of: "alice", appID: appID)
         let resumed = try client(backend: backend, providerTimeout: providerTimeout, retryPolicy: retryPolicy)

@@ -10,7 +10,7 @@ import VouchStore
 import VouchStoreSQLite
 import VouchTokens
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import VouchTestSupport
 
@@ -37,12 +37,14 @@ struct TestBed: Sendable {
             return logger
         }()
         // One connection per store, as in VouchServerTests' LiveServer (file descriptors).
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, configuration: .init(readConnection: .never), logger: logger)
+        let store = try await SQLiteStore.open(
+            path: directory.appendingPathComponent("vouch.sqlite").path, configuration: .init(readConnection: .never), logger: logger)
         let offset = Shared<Int64>(0)
         do {
             let port = Shared(0)
-            let clocks = ServerClocks(now: { Int64(Date().timeIntervalSince1970) + offset.value },
-                                      uptime: ServerClocks.system.uptime, sleep: ServerClocks.system.sleep)
+            let clocks = ServerClocks(
+                now: { Int64(Date().timeIntervalSince1970) + offset.value },
+                uptime: ServerClocks.system.uptime, sleep: ServerClocks.system.sleep)
             let server = try await VouchServer.makeApplication(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
                 store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
@@ -56,9 +58,11 @@ struct TestBed: Sendable {
                     logger: logger, onServerRunning: { backendPort.set($0) })
                 try await backend.test(.live) { _ in
                     let scratch = directory.appendingPathComponent("client-\(UUID().uuidString)")
-                    try await body(TestBed(serverURL: serverURL, appID: setup.appID,
-                                           backendURL: URL(string: "http://127.0.0.1:\(backendPort.value)")!,
-                                           scratch: scratch, serverClockOffset: offset))
+                    try await body(
+                        TestBed(
+                            serverURL: serverURL, appID: setup.appID,
+                            backendURL: URL(string: "http://127.0.0.1:\(backendPort.value)")!,
+                            scratch: scratch, serverClockOffset: offset))
                 }
             }
         } catch {
@@ -76,14 +80,18 @@ struct TestBed: Sendable {
     }
 
     /// A client for the app with its storage in this test's scratch directory.
-    func client(backend: Backend? = nil, storage: URL? = nil, serverURL: URL? = nil, providerTimeout: Double = 30,
-                retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)) throws -> VouchClient {
-        try VouchClient(serverURL: serverURL ?? self.serverURL, appID: appID, configuration: .init(
-            storageDirectory: storage ?? scratch,
-            credentialStore: FileCredentialStore(directory: storage ?? scratch),
-            identityTokenProvider: backend?.identityTokenProvider,
-            registrationCredentialsProvider: backend?.registrationProvider,
-            providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy))
+    func client(
+        backend: Backend? = nil, storage: URL? = nil, serverURL: URL? = nil, providerTimeout: Double = 30,
+        retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)
+    ) throws -> VouchClient {
+        try VouchClient(
+            serverURL: serverURL ?? self.serverURL, appID: appID,
+            configuration: .init(
+                storageDirectory: storage ?? scratch,
+                credentialStore: FileCredentialStore(directory: storage ?? scratch),
+                identityTokenProvider: backend?.identityTokenProvider,
+                registrationCredentialsProvider: backend?.registrationProvider,
+                providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy))
     }
 
     /// `GET /users/me` with a raw session token, bypassing the client: what the server thinks.
@@ -94,4 +102,3 @@ struct TestBed: Sendable {
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 }
-

@@ -74,8 +74,9 @@ struct Fixture: Sendable {
 
     /// A token signed with `key` over exactly these header and claims.
     func layerToken(header: [String: Any]? = nil, claims: [String: Any], signedWith key: _RSA.Signing.PrivateKey? = nil) throws -> String {
-        try Self.sign(headerJSON: Self.json(header ?? layerHeader()), claimsJSON: Self.json(claims),
-                      with: key ?? activeKey.privateKey)
+        try Self.sign(
+            headerJSON: Self.json(header ?? layerHeader()), claimsJSON: Self.json(claims),
+            with: key ?? activeKey.privateKey)
     }
 
     static func sign(headerJSON: String, claimsJSON: String, with key: _RSA.Signing.PrivateKey) throws -> String {
@@ -92,15 +93,18 @@ struct Fixture: Sendable {
         return input + "." + Base64URL.encode(HS256.sign(Array(input.utf8), key: key))
     }
 
-    func sinchClaims(user: String = "bob", nonce: String = UUID().uuidString, now: Int64, ttl: Int64 = 600,
-                     applicationKey: String? = nil) -> [String: Any] {
+    func sinchClaims(
+        user: String = "bob", nonce: String = UUID().uuidString, now: Int64, ttl: Int64 = 600,
+        applicationKey: String? = nil
+    ) -> [String: Any] {
         let issuer = "//rtc.sinch.com/applications/" + (applicationKey ?? registration.key)
         return ["iss": issuer, "sub": issuer + "/users/" + user, "iat": now, "exp": now + ttl, "nonce": nonce]
     }
 
     static func json(_ object: Any) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(),
-               as: UTF8.self)
+        String(
+            decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(),
+            as: UTF8.self)
     }
 
     /// `POST /sessions` with this token for `app` (the fixture's app by default).

@@ -73,10 +73,12 @@ struct LiveServer: Sendable {
 
     /// Starts a server on a fresh SQLite database in a temporary directory, runs `body`, and
     /// always stops the server and closes the store.
-    static func run(rateLimit: Int = 0, clock: ManualClock = ManualClock(),
-                    connectionLimits: ConnectionLimits = ConnectionLimits(), trustedProxies: Set<String> = [],
-                    logger serverLogger: Logger? = nil, readConnection: SQLiteReadConnection = .never,
-                    _ body: @Sendable (LiveServer) async throws -> Void) async throws {
+    static func run(
+        rateLimit: Int = 0, clock: ManualClock = ManualClock(),
+        connectionLimits: ConnectionLimits = ConnectionLimits(), trustedProxies: Set<String> = [],
+        logger serverLogger: Logger? = nil, readConnection: SQLiteReadConnection = .never,
+        _ body: @Sendable (LiveServer) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -86,15 +88,17 @@ struct LiveServer: Sendable {
         // each would add hundreds of descriptors for nothing these tests look at (the read
         // connection is covered by the SQLite conformance run and by the tests that spawn
         // `vouch serve`).
-        let store = try await SQLiteStore.open(path: directory.appendingPathComponent("vouch.sqlite").path, configuration: .init(readConnection: readConnection), logger: logger)
+        let store = try await SQLiteStore.open(
+            path: directory.appendingPathComponent("vouch.sqlite").path, configuration: .init(readConnection: readConnection), logger: logger)
         do {
             let port = Shared(0)
             let purges = PurgeTrigger()
             // Every clock is the test's: unix time and the rate limiter's uptime move only with
             // `clock.advance`, purges happen only on `purges.purgeNow()`.
             let clocks = ServerClocks(now: clock.closure, uptime: { Double(clock.now) }, sleep: purges.sleep)
-            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
-                                                    connectionLimits: connectionLimits)
+            var configuration = ServerConfiguration(
+                host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
+                connectionLimits: connectionLimits)
             configuration.trustedProxies = trustedProxies
             let app = try await VouchServer.makeApplication(
                 configuration: configuration,
@@ -109,15 +113,20 @@ struct LiveServer: Sendable {
         try await store.close()
     }
 
-    func request(_ method: HTTPMethod, _ path: String, body: String? = nil, headers: [String: String] = [:],
-                 admin: Bool = false, contentType: String? = "application/json") async throws -> HTTPResult {
-        try await request(method, path, bytes: body.map { Array($0.utf8) }, headers: headers, admin: admin,
-                          contentType: contentType)
+    func request(
+        _ method: HTTPMethod, _ path: String, body: String? = nil, headers: [String: String] = [:],
+        admin: Bool = false, contentType: String? = "application/json"
+    ) async throws -> HTTPResult {
+        try await request(
+            method, path, bytes: body.map { Array($0.utf8) }, headers: headers, admin: admin,
+            contentType: contentType)
     }
 
     /// The same, with a body of any bytes (not necessarily UTF-8).
-    func request(_ method: HTTPMethod, _ path: String, bytes body: [UInt8]?, headers: [String: String] = [:],
-                 admin: Bool = false, contentType: String? = "application/json") async throws -> HTTPResult {
+    func request(
+        _ method: HTTPMethod, _ path: String, bytes body: [UInt8]?, headers: [String: String] = [:],
+        admin: Bool = false, contentType: String? = "application/json"
+    ) async throws -> HTTPResult {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if admin { request.headers.add(name: "Authorization", value: "Bearer \(Self.adminToken)") }
@@ -128,8 +137,9 @@ struct LiveServer: Sendable {
         }
         let response = try await Self.http.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 1 << 22)
-        return HTTPResult(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                          body: Data(buffer: bytes))
+        return HTTPResult(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: Data(buffer: bytes))
     }
 
     /// The tests' HTTP client: idle connections go after a second, not the shared client's minute,
@@ -156,4 +166,3 @@ struct LiveServer: Sendable {
         return nonce
     }
 }
-

@@ -10,9 +10,9 @@ import VouchTestSupport
 import VouchTokens
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The harness of the process tests (Process*.swift): they run the real `vouch` binary, as an
@@ -66,7 +66,8 @@ enum ProcessHarness {
     /// PostgreSQL cluster could not start). Below the range the kernel never hands a port out by
     /// itself, so only an explicit bind can take it; a random one is tried until one is free.
     static func unusedFixedPort() async throws -> Int {
-        let ephemeralLow = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        let ephemeralLow =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first }.flatMap { Int($0) } ?? 32768
         let candidates = 20_000..<max(20_001, min(ephemeralLow, 32768))
         for _ in 0..<50 {
@@ -101,8 +102,10 @@ struct ProcessHarnessError: Error, CustomStringConvertible {
 
 enum ProcessWait {
     /// Polls `condition` every 20 ms until it holds; throws once `timeout` has passed.
-    static func until(_ what: @autoclosure () -> String, timeout: Duration,
-                      _ condition: () throws -> Bool) async throws {
+    static func until(
+        _ what: @autoclosure () -> String, timeout: Duration,
+        _ condition: () throws -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
             if try condition() { return }
@@ -155,9 +158,10 @@ final class ProcessChild: @unchecked Sendable {
         self.arguments = arguments
         stdoutURL = directory.appendingPathComponent("\(name).stdout")
         stderrURL = directory.appendingPathComponent("\(name).stderr")
-        process = try ChildProcess(executable: ProcessHarness.binary.path, arguments: arguments,
-                                   environment: ProcessHarness.childEnvironment(environment), directory: directory.path,
-                                   standardOutput: stdoutURL.path, standardError: stderrURL.path)
+        process = try ChildProcess(
+            executable: ProcessHarness.binary.path, arguments: arguments,
+            environment: ProcessHarness.childEnvironment(environment), directory: directory.path,
+            standardOutput: stdoutURL.path, standardError: stderrURL.path)
     }
 
     var pid: Int32 { process.pid }
@@ -288,11 +292,14 @@ final class ProcessScratch: Sendable {
     ///
     /// - Parameter adminToken: `VOUCH_ADMIN_TOKEN` for the child; without it the token is read
     ///   from `<dataDir>/admin-token`.
-    func startServer(dataDir: String = "vouch-data", arguments extra: [String] = [],
-                     adminToken: String? = nil) async throws -> ProcessServer {
+    func startServer(
+        dataDir: String = "vouch-data", arguments extra: [String] = [],
+        adminToken: String? = nil
+    ) async throws -> ProcessServer {
         let dataPath = url(dataDir).path
-        let child = try spawn("serve", ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataPath] + extra,
-                              environment: adminToken.map { ["VOUCH_ADMIN_TOKEN": $0] } ?? [:])
+        let child = try spawn(
+            "serve", ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataPath] + extra,
+            environment: adminToken.map { ["VOUCH_ADMIN_TOKEN": $0] } ?? [:])
         let line = try await child.waitForLine(containing: "vouch listening on http://")
         let port = try ProcessServer.port(in: line)
         let token: String
@@ -309,10 +316,14 @@ final class ProcessScratch: Sendable {
     }
 
     /// `vouch identity-provider … --port 0`, once it listens; returns its base URL.
-    func startIdentityProvider(providerID: String, keyID: String, privateKeyFile: URL,
-                               registration: (key: String, secret: String)? = nil) async throws -> (ProcessChild, String) {
-        var arguments = ["identity-provider", "--provider-id", providerID, "--key-id", keyID,
-                         "--private-key", privateKeyFile.path, "--host", "127.0.0.1", "--port", "0"]
+    func startIdentityProvider(
+        providerID: String, keyID: String, privateKeyFile: URL,
+        registration: (key: String, secret: String)? = nil
+    ) async throws -> (ProcessChild, String) {
+        var arguments = [
+            "identity-provider", "--provider-id", providerID, "--key-id", keyID,
+            "--private-key", privateKeyFile.path, "--host", "127.0.0.1", "--port", "0",
+        ]
         if let registration {
             arguments += ["--registration-key", registration.key, "--registration-secret", registration.secret]
         }
@@ -322,8 +333,10 @@ final class ProcessScratch: Sendable {
     }
 
     /// Runs a short-lived `vouch` command to completion (at most `timeout`).
-    func run(_ arguments: [String], environment: [String: String] = [:],
-             timeout: Duration = .seconds(30)) async throws -> ProcessCommandResult {
+    func run(
+        _ arguments: [String], environment: [String: String] = [:],
+        timeout: Duration = .seconds(30)
+    ) async throws -> ProcessCommandResult {
         let child = try spawn(arguments.first ?? "vouch", arguments, environment: environment)
         let exit: ProcessChild.Exit
         do {
@@ -371,7 +384,8 @@ struct ProcessJSON: @unchecked Sendable, CustomStringConvertible {
 
     var description: String {
         guard let value, JSONSerialization.isValidJSONObject(value),
-              let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) else {
+            let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
+        else {
             return String(describing: value)
         }
         return String(decoding: data, as: UTF8.self)
@@ -392,8 +406,10 @@ struct ProcessHTTPResponse: Sendable, CustomStringConvertible {
 
 enum ProcessHTTP {
     /// One request with a 15-second deadline; `json` is serialised with JSONSerialization.
-    static func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)] = [],
-                     json: [String: any Sendable]? = nil, timeout: Duration = .seconds(15)) async throws -> ProcessHTTPResponse {
+    static func send(
+        _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [],
+        json: [String: any Sendable]? = nil, timeout: Duration = .seconds(15)
+    ) async throws -> ProcessHTTPResponse {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -405,8 +421,9 @@ enum ProcessHTTP {
         let seconds = timeout.components.seconds
         let response = try await ProcessHarness.http.execute(request, timeout: .seconds(seconds))
         let body = try await response.body.collect(upTo: 1 << 20)
-        return ProcessHTTPResponse(status: Int(response.status.code), headers: response.headers,
-                                   body: Data(body.readableBytesView))
+        return ProcessHTTPResponse(
+            status: Int(response.status.code), headers: response.headers,
+            body: Data(body.readableBytesView))
     }
 }
 
@@ -425,7 +442,8 @@ struct ProcessServer: Sendable {
         guard let range = line.range(of: "http://") else { throw ProcessHarnessError("no URL in \(line.debugDescription)") }
         let address = line[range.upperBound...].prefix { !$0.isWhitespace }
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-              port > 0 else {
+            port > 0
+        else {
             throw ProcessHarnessError("no port in \(line.debugDescription)")
         }
         return port
@@ -433,8 +451,10 @@ struct ProcessServer: Sendable {
 
     // Client API
 
-    func request(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [],
-                 json: [String: any Sendable]? = nil) async throws -> ProcessHTTPResponse {
+    func request(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [],
+        json: [String: any Sendable]? = nil
+    ) async throws -> ProcessHTTPResponse {
         try await ProcessHTTP.send(method, baseURL + path, headers: headers, json: json)
     }
 
@@ -462,8 +482,10 @@ struct ProcessServer: Sendable {
 
     /// An admin call that must answer `status`; returns its JSON body.
     @discardableResult
-    func admin(_ method: HTTPMethod, _ path: String, json: [String: any Sendable]? = nil,
-               expect status: Int) async throws -> ProcessJSON {
+    func admin(
+        _ method: HTTPMethod, _ path: String, json: [String: any Sendable]? = nil,
+        expect status: Int
+    ) async throws -> ProcessJSON {
         let response = try await admin(method, path, json: json)
         guard response.status == status else {
             throw ProcessHarnessError("\(method) \(path) answered \(response), expected \(status)")
@@ -492,8 +514,9 @@ struct ProcessServer: Sendable {
 
 enum ProcessMint {
     static func minter(privateKeyPEM: String, provider: String, key: String) throws -> LayerTokenMinter {
-        try LayerTokenMinter(privateKeyPEM: privateKeyPEM,
-                             providerID: try #require(UUID(uuidString: provider)),
-                             keyID: try #require(UUID(uuidString: key)))
+        try LayerTokenMinter(
+            privateKeyPEM: privateKeyPEM,
+            providerID: try #require(UUID(uuidString: provider)),
+            keyID: try #require(UUID(uuidString: key)))
     }
 }

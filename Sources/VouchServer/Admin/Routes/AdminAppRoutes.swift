@@ -20,9 +20,10 @@ struct AdminAppRoutes {
     private func create(_ request: Request, _ context: AdminContext) async throws -> Response {
         let body = try await RequestBodyReader.decode(CreateAppRequest.self, from: request, context: context)
         guard let name = body.name else { throw APIError.missingProperty("name") }
-        let app = AppRecord(id: UUID(), name: try AdminValidation.name(name),
-                            sessionTTLSeconds: try AdminValidation.ttl(body.sessionTTLSeconds ?? AdminAPI.defaultSessionTTL),
-                            createdAt: clock())
+        let app = AppRecord(
+            id: UUID(), name: try AdminValidation.name(name),
+            sessionTTLSeconds: try AdminValidation.ttl(body.sessionTTLSeconds ?? AdminAPI.defaultSessionTTL),
+            createdAt: clock())
         try await store.createApp(app)
         AuditNote.created(app: app.id)
         return JSONResponse.make(app.response, status: .created)

@@ -34,8 +34,9 @@ struct AdminRegistrationSecretRoutes {
         let secret = RegistrationSecretRecord(applicationKey: UUID(), appID: app.id, secret: SecureRandom.bytes(32), createdAt: clock())
         try await store.createRegistrationSecret(secret)
         AuditNote.object("registration_secret", secret.applicationKey.lowercased)
-        return JSONResponse.make(RegistrationSecretResponse(
-            applicationKey: secret.applicationKey.lowercased, applicationSecret: Data(secret.secret).base64EncodedString()),
+        return JSONResponse.make(
+            RegistrationSecretResponse(
+                applicationKey: secret.applicationKey.lowercased, applicationSecret: Data(secret.secret).base64EncodedString()),
             status: .created)
     }
 
