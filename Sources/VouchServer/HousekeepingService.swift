@@ -20,11 +20,19 @@ struct HousekeepingService: Service, CustomStringConvertible {
 
     var description: String { "HousekeepingService(every \(purgeIntervalSeconds) s)" }
 
-    /// One purge; the store logs what it removed, the audit purge is logged here.
+    /// One purge, and a log line of what it removed.
     func purgeOnce() async {
         let now = clocks.now()
         do {
-            try await store.purgeExpired(now: now, sessionGraceSeconds: expiredSessionGraceSeconds)
+            let started = ContinuousClock.now
+            let expired = try await store.purgeExpired(now: now, sessionGraceSeconds: expiredSessionGraceSeconds)
+            // Routine when nothing was due, worth a line when something went.
+            logger.log(
+                level: expired.total == 0 ? .debug : .info, "purged expired rows",
+                metadata: [
+                    "server_nonces": "\(expired.serverNonces)", "registration_nonces": "\(expired.registrationNonces)",
+                    "sessions": "\(expired.sessions)", "duration": "\(ContinuousClock.now - started)",
+                ])
             let (cutoff, overflow) = now.subtractingReportingOverflow(auditRetentionSeconds)
             let purged = overflow ? 0 : try await store.purgeAudit(before: cutoff)
             if purged > 0 { logger.info("purged old audit entries", metadata: ["entries": "\(purged)"]) }

@@ -194,3 +194,18 @@ extension IdentityProfile {
             || (update.avatarURL != nil && update.avatarURL != avatarURL)
     }
 }
+
+/// What `Store.purgeExpired` removed, by kind.
+public struct PurgedRows: Sendable, Equatable {
+    public var serverNonces: Int
+    public var registrationNonces: Int
+    public var sessions: Int
+
+    public init(serverNonces: Int, registrationNonces: Int, sessions: Int) {
+        self.serverNonces = serverNonces
+        self.registrationNonces = registrationNonces
+        self.sessions = sessions
+    }
+
+    public var total: Int { serverNonces + registrationNonces + sessions }
+}

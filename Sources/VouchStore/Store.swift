@@ -106,9 +106,9 @@ public protocol Store: Sendable {
 
     // MARK: Housekeeping
     /// Deletes used nonces and registration nonces past their expiry, and sessions that expired
-    /// more than `sessionGraceSeconds` ago. Returns how many rows went.
+    /// more than `sessionGraceSeconds` ago. Returns what went, by kind.
     @discardableResult
-    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int
+    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows
     /// Sessions of every app that are neither ended nor expired at `now`: one COUNT for the
     /// live-sessions gauge, read by housekeeping on its interval, never per request.
     func liveSessionCount(now: Int64) async throws -> Int

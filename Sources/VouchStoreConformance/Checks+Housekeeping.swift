@@ -39,7 +39,7 @@ extension StoreConformance {
             }
             try await store.revokeSession(tokenHash: revoked.tokenHash, now: t0)
 
-            #expect(try await store.purgeExpired(now: now, sessionGraceSeconds: grace) == 3)
+            #expect(try await store.purgeExpired(now: now, sessionGraceSeconds: grace).total == 3)
 
             #expect(try await store.serverNonceUsed(hash: pastNonce, expiresAt: now - 1) == false)
             #expect(try await store.serverNonceUsed(hash: edgeNonce, expiresAt: now))
@@ -57,7 +57,7 @@ extension StoreConformance {
             #expect(try await store.user(appID: app.id, userID: "u") != nil)
             #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: now) == 5)
 
-            #expect(try await store.purgeExpired(now: now, sessionGraceSeconds: grace) == 0)
+            #expect(try await store.purgeExpired(now: now, sessionGraceSeconds: grace).total == 0)
         }
     }
 

@@ -31,9 +31,8 @@ extension PostgresStore {
     /// Only rows strictly past their expiry go, as in the SQLite store. Several instances may
     /// purge at once: each DELETE removes what is still there.
     @discardableResult
-    public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
-        let started = ContinuousClock.now
-        let (nonces, registrationNonces, sessions) = try await transaction("purgeExpired") { db in
+    public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows {
+        try await transaction("purgeExpired") { db in
             let nonces = try await db.count("DELETE FROM used_server_nonces WHERE expires_at < \(now) RETURNING 1")
             let registrationNonces = try await db.count(
                 "DELETE FROM registration_nonces WHERE expires_at < \(now) RETURNING 1")
@@ -43,15 +42,7 @@ extension PostgresStore {
                 ? 0
                 : try await db.count(
                     "DELETE FROM sessions WHERE expires_at < \(cutoff) RETURNING 1")
-            return (nonces, registrationNonces, sessions)
+            return PurgedRows(serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions)
         }
-        let total = nonces + registrationNonces + sessions
-        logger.log(
-            level: total == 0 ? .debug : .info, "purged expired rows",
-            metadata: [
-                "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
-                "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
-            ])
-        return total
     }
 }

@@ -104,7 +104,7 @@ struct UserSessionsTests {
                 #expect(try await store.session(tokenHash: bystander)?.endedAt == nil)
                 #expect(try await store.activeSessionCount(appID: app.id, userID: "v", now: t0) == 1)
                 // The purge still finds the expired session by its expiry.
-                #expect(try await store.purgeExpired(now: t0 + 1, sessionGraceSeconds: 0) == 1)
+                #expect(try await store.purgeExpired(now: t0 + 1, sessionGraceSeconds: 0).total == 1)
                 #expect(try await store.session(tokenHash: expired) == nil)
             }
         }

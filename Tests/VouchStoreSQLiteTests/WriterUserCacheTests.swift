@@ -145,7 +145,7 @@ struct WriterUserCacheTests {
             let catalogueRows = store.catalogueCache.count
             #expect(catalogueRows >= 1)
 
-            #expect(try await store.purgeExpired(now: t0 + 7200, sessionGraceSeconds: 0) >= 2)
+            #expect(try await store.purgeExpired(now: t0 + 7200, sessionGraceSeconds: 0).total >= 2)
             #expect(store.writerUsers.user(appID: app.id, userID: "erin") != nil)
             #expect(store.catalogueCache.count == catalogueRows)
         }

@@ -165,7 +165,7 @@ struct InstrumentedStore: Store {
     }
 
     @discardableResult
-    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
+    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows {
         try await timed(.purgeExpired) { try await base.purgeExpired(now: now, sessionGraceSeconds: sessionGraceSeconds) }
     }
 

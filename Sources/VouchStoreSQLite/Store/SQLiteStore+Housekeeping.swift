@@ -15,11 +15,10 @@ extension SQLiteStore {
     /// `expiresAt` second (as `registrationNonceSeen` says), and a session stays readable for
     /// `sessionGraceSeconds` after expiry so the server can still answer "expired" for it.
     @discardableResult
-    public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
-        let started = ContinuousClock.now
+    public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows {
         // Sessions go; no user's row or catalogue row changes, so the writer's users and the
         // sign-ins' catalogue rows stay kept through the purge.
-        let (nonces, registrationNonces, sessions) = try await transaction("purgeExpired", invalidating: .sessions) { db in
+        try await transaction("purgeExpired", invalidating: .sessions) { db in
             let nonces = try db.changes(
                 "DELETE FROM used_server_nonces WHERE expires_at < ?", [.int64(now)])
             let registrationNonces = try db.changes(
@@ -30,16 +29,7 @@ extension SQLiteStore {
                 ? 0
                 : try db.changes(
                     "DELETE FROM sessions WHERE expires_at < ?", [.int64(cutoff)])
-            return (nonces, registrationNonces, sessions)
+            return PurgedRows(serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions)
         }
-        let total = nonces + registrationNonces + sessions
-        // Routine when nothing was due, worth a line when something went.
-        logger.log(
-            level: total == 0 ? .debug : .info, "purged expired rows",
-            metadata: [
-                "server_nonces": "\(nonces)", "registration_nonces": "\(registrationNonces)",
-                "sessions": "\(sessions)", "duration": "\(ContinuousClock.now - started)",
-            ])
-        return total
     }
 }

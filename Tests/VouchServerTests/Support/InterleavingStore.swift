@@ -60,7 +60,7 @@ struct InterleavingStore: Store {
     func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {
         try await base.secret(named: name, orInsert: candidate)
     }
-    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> Int {
+    func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows {
         try await base.purgeExpired(now: now, sessionGraceSeconds: sessionGraceSeconds)
     }
     func appendAudit(_ entries: [NewAuditEntry]) async throws { try await base.appendAudit(entries) }
