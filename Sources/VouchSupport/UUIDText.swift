@@ -79,3 +79,17 @@ public enum UUIDText {
         }
     }
 }
+
+extension UUID {
+    /// The lower-case spelling PROTOCOL §1 prescribes, lent for the length of `body` from a stack buffer: for
+    /// a caller that copies it at once (an SQLite bind), without a string on the heap. Inlinable,
+    /// so that the caller's body and result are not reached through generic code (see `UUIDText`).
+    @inlinable
+    public func withLowercasedUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { buffer in
+            let count = UUIDText.write(self, into: buffer)
+            return try body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+}

@@ -1,5 +1,6 @@
 import VaporCSQLite
 import VouchStore
+import VouchSupport
 
 /// An SQLite connection and its prepared statements, used by one thread at a time: the
 /// `SQLiteWorker`'s queue is the only caller, which is what makes the unsynchronised state safe.
