@@ -83,11 +83,17 @@ extension VouchClient {
     /// Sinch's `start`: resumes the stored session when it is `userID`'s; otherwise asks the
     /// registration-credentials provider for a token and opens a session with it. Called again
     /// on a later launch, it asks the provider only if the session is gone.
+    ///
+    /// - Throws: `alreadyAuthenticated` when another user is signed in: as LayerKit's
+    ///   `authenticate`, `start` never switches users (deauthenticate first, or use
+    ///   `connect(userID:)`, the call that switches).
     @discardableResult
     public func start(userID: String) async throws(VouchClientError) -> Identity {
         guard configuration.registrationCredentialsProvider != nil else {
             throw .tokenProviderFailed(message: "start(userID:) needs Configuration.registrationCredentialsProvider")
         }
+        try loadIfNeeded()
+        if let session, session.user.userID != userID { throw .alreadyAuthenticated(userID: session.user.userID) }
         return try await signIn(userID: userID, profile: .registration)
     }
 

@@ -103,12 +103,12 @@ struct LayerPolicy {
             case .usable:
                 break
             case .unknown:
-                try findings.add(.nonceNotFound, claim: "nce")
+                try findings.add(.nonceNotFound, claim: TokenProfile.layer.nonceClaim)
             case .used:
                 try findings.add(TokenProfile.layer.usedNonceRejection)
             case .boundToAnotherApp:
                 try findings.add(
-                    .nonceNotFound, claim: "nce",
+                    .nonceNotFound, claim: TokenProfile.layer.nonceClaim,
                     hint: "The nonce was requested for another app "
                         + "(POST /nonces with a different app_id); request one for this app.")
             }

@@ -87,6 +87,24 @@ import VouchClient
         }
     }
 
+    /// Issue 39, defect 6: LayerKit's rule, as documented: `start` does not switch users,
+    /// `connect` does.
+    @Test func sinchStyleStartRefusesAnotherUserAndKeepsTheSession() async throws {
+        try await TestBed.run { bed in
+            let backend = bed.backend()
+            let client = try bed.client(backend: backend)
+            #expect(try await client.start(userID: "carol").userID == "carol")
+            await #expect(throws: VouchClientError.alreadyAuthenticated(userID: "carol")) {
+                try await client.start(userID: "dave")
+            }
+            #expect(backend.callCount == 1, "the provider was not asked for dave")
+            #expect(try await client.authenticatedUser()?.userID == "carol")
+            #expect(try await bed.admin.activeSessions(of: "carol", appID: bed.appID) == 1)
+            // The same user again resumes; `connect` is the call that switches.
+            #expect(try await client.start(userID: "carol").userID == "carol")
+        }
+    }
+
     @Test func clockSkewIsReportedWithTheServersTime() async throws {
         try await TestBed.run { bed in
             let backend = bed.backend()
