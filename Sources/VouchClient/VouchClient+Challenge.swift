@@ -61,7 +61,7 @@ extension VouchClient {
     /// throws when it may not.
     private func handleChallenge(_ challenge: ChallengeDetails, sentWith sentGeneration: UInt64, mayRefresh: Bool) async throws(VouchClientError) {
         if let refresh, refresh.origin == sentGeneration {
-            return try await wait(for: refresh)
+            return try await answer(challenge, by: refresh)
         }
         guard sentGeneration == generation, let challenged = session else {
             // The session changed after this request was sent: the answer is about an old one.
@@ -90,10 +90,24 @@ extension VouchClient {
             }
         guard mayRefresh, canAnswer, challenge.reason != .userSuspended else { throw .challengeUnanswered(challenge) }
 
-        try await wait(
-            for: startFlight(
+        try await answer(
+            challenge,
+            by: startFlight(
                 userID: challenged.user.userID, profile: challenged.profile,
                 challengeNonce: challenge.nonce, origin: sentGeneration))
+    }
+
+    /// Waits for the sign-in answering `challenge`; its failure is `challengeUnanswered`, with the
+    /// challenge's nonce for the app and the attempt's own error as `underlying`. A sign-in
+    /// overtaken by `deauthenticate()` or a user switch stays `superseded`.
+    private func answer(_ challenge: ChallengeDetails, by refresh: Refresh) async throws(VouchClientError) {
+        do {
+            try await wait(for: refresh)
+        } catch  where error.kind == .superseded {
+            throw error
+        } catch {
+            throw .challengeUnanswered(challenge, underlying: error)
+        }
     }
 
     /// Waits for a refresh another request started; its error is this request's error, unless

@@ -31,7 +31,8 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         public static let invalidIdentityToken = Kind(base: .invalidIdentityToken)
         /// The server challenged the session and the client could not answer: no identity-token
         /// provider is configured, the reason cannot be fixed by signing in again (suspension), or
-        /// every bounded attempt failed. `challenge` (its `underlying` says why the last one did).
+        /// every bounded attempt failed. `challenge` carries its nonce; `underlying` says why the
+        /// last attempt failed.
         public static let challengeUnanswered = Kind(base: .challengeUnanswered)
         /// The app's identity-token or registration-credentials provider threw. `message`.
         public static let tokenProviderFailed = Kind(base: .tokenProviderFailed)
@@ -76,6 +77,17 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
     public private(set) var retryAfterSeconds: Int?
     /// `.tokenProviderTimedOut`: the timeout that passed.
     public private(set) var timeoutSeconds: Double?
+    /// `.challengeUnanswered`: why the last attempt to answer the challenge failed (the
+    /// provider's failure, the server's refusal of its token, the network), when one was made.
+    public var underlying: VouchClientError? { cause?.error }
+    private var cause: Cause?
+
+    /// Holds the underlying error by reference: a struct cannot contain itself.
+    private final class Cause: Sendable, Equatable {
+        let error: VouchClientError
+        init(_ error: VouchClientError) { self.error = error }
+        static func == (lhs: Cause, rhs: Cause) -> Bool { lhs.error == rhs.error }
+    }
 
     private init(_ kind: Kind) { self.kind = kind }
 
@@ -93,9 +105,10 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         return error
     }
 
-    public static func challengeUnanswered(_ challenge: ChallengeDetails) -> Self {
+    public static func challengeUnanswered(_ challenge: ChallengeDetails, underlying: VouchClientError? = nil) -> Self {
         var error = Self(.challengeUnanswered)
         error.challenge = challenge
+        error.cause = underlying.map(Cause.init)
         return error
     }
 
@@ -158,7 +171,8 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
                 } ?? "")
         case .challengeUnanswered:
             "The server asked for a new sign-in (\(challenge?.reason.rawValue ?? "")) and the client could not answer it"
-                + (challenge?.underlying.map { ": \($0)" } ?? ": configure an identity-token provider or authenticate again with the challenge's nonce.")
+                + (underlying.map { ": \($0.description)" }
+                    ?? ": configure an identity-token provider or authenticate again with the challenge's nonce.")
         case .tokenProviderFailed:
             "The app's token provider threw: \(message ?? ""). Check the app's backend."
         case .tokenProviderTimedOut:
@@ -204,17 +218,15 @@ public struct IdentityTokenRejection: Sendable, Equatable {
     }
 }
 
-/// The authentication challenge as the server sent it, and why the client could not answer it.
+/// The authentication challenge as the server sent it (why an answer failed is the error's
+/// `underlying`).
 public struct ChallengeDetails: Sendable, Equatable {
     /// A fresh nonce bound to this app: hand it to the backend to sign in again.
     public var nonce: String
     public var reason: ChallengeReason
-    /// Why the automatic answer failed, when one was attempted.
-    public var underlying: String?
 
-    public init(nonce: String, reason: ChallengeReason, underlying: String? = nil) {
+    public init(nonce: String, reason: ChallengeReason) {
         self.nonce = nonce
         self.reason = reason
-        self.underlying = underlying
     }
 }

@@ -106,9 +106,9 @@ import VouchClient
             let backend = bed.backend()
             let client = try await bed.aliceRevoked(backend)
             backend.become(.fail)
-            await #expect(throws: VouchClientError.tokenProviderFailed(message: "backend unavailable")) {
-                try await client.currentUserFromServer()
-            }
+            let error = await #expect(throws: VouchClientError.self) { try await client.currentUserFromServer() }
+            #expect(error?.kind == .challengeUnanswered)
+            #expect(error?.underlying == .tokenProviderFailed(message: "backend unavailable"))
             #expect(backend.callCount == 1 + 3)  // the sign-in, then the policy's three attempts
             #expect(try await client.authenticatedUser() == nil)
             // Nothing keeps going after the error (no retry timer outlives it).
@@ -125,8 +125,14 @@ import VouchClient
                 retryPolicy: RetryPolicy(maximumAttempts: 2, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.1))
             backend.become(.hang)
             defer { backend.releaseHangs() }
-            await #expect(throws: VouchClientError.tokenProviderTimedOut(seconds: 1)) {
-                try await client.currentUserFromServer()
+            do {
+                _ = try await client.currentUserFromServer()
+                Issue.record("a hanging provider answered")
+            } catch let error as VouchClientError {
+                // The documented error: the challenge, with its nonce, and why the answer failed.
+                #expect(error.kind == .challengeUnanswered)
+                #expect(error.challenge?.nonce.isEmpty == false)
+                #expect(error.underlying == .tokenProviderTimedOut(seconds: 1))
             }
             #expect(backend.callCount == 1 + 2)
         }
@@ -141,7 +147,9 @@ import VouchClient
                 _ = try await client.currentUserFromServer()
                 Issue.record("a garbage token was accepted")
             } catch let error as VouchClientError {
-                guard error.kind == .invalidIdentityToken, let rejection = error.tokenRejection else {
+                guard error.kind == .challengeUnanswered, error.challenge != nil, let cause = error.underlying,
+                    cause.kind == .invalidIdentityToken, let rejection = cause.tokenRejection
+                else {
                     Issue.record("unexpected \(error)")
                     return
                 }
