@@ -13,9 +13,23 @@ extension VouchClient {
     /// the challenge event is delivered, and with a token provider the request is retried once
     /// with the new session. Any other answer is returned as it came.
     ///
+    /// The session goes only to the Vouch server's origin and `Configuration.sessionOrigins`, over
+    /// HTTPS (or to this device); anywhere else is `sessionNotAllowed`, before anything is sent.
+    /// A request that carries its own `Authorization` is sent as it is, its answer returned as it
+    /// came: the client never replaces a header the app set.
+    ///
     /// Each exchange is bounded by `requestTimeoutSeconds`. On Linux, cancelling the calling task
     /// does not abort a transfer already under way (FoundationNetworking cannot do it safely).
     public func data(for request: URLRequest) async throws(VouchClientError) -> (Data, HTTPURLResponse) {
+        if request.value(forHTTPHeaderField: "Authorization") != nil {
+            let answer = try await transport.send(request)
+            return (answer.body, answer.response)
+        }
+        guard let url = request.url, let origin = SessionOrigin(url), origin.allowsSession,
+            origin == SessionOrigin(serverURL) || configuration.sessionOrigins.contains(where: { SessionOrigin($0) == origin })
+        else {
+            throw .sessionNotAllowed(origin: request.url.flatMap(SessionOrigin.init)?.description ?? request.url?.absoluteString ?? "no URL")
+        }
         let answer = try await perform(request)
         return (answer.body, answer.response)
     }

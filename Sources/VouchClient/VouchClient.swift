@@ -35,13 +35,17 @@ public actor VouchClient {
         /// Each HTTP request's limit.
         public var requestTimeoutSeconds: Double
         public var retryPolicy: RetryPolicy
+        /// The app's own services that `data(for:)` may send the session to, besides the Vouch
+        /// server (`https://chat.example.com`): a session token sent to anyone else is a leak.
+        /// Compared by origin (scheme, host, port); plain HTTP only to this device (loopback).
+        public var sessionOrigins: [URL]
 
         public init(
             storageDirectory: URL? = nil, credentialStore: (any CredentialStore)? = nil,
             identityTokenProvider: IdentityTokenProvider? = nil,
             registrationCredentialsProvider: RegistrationCredentialsProvider? = nil,
             providerTimeoutSeconds: Double = 30, requestTimeoutSeconds: Double = 30,
-            retryPolicy: RetryPolicy = RetryPolicy()
+            retryPolicy: RetryPolicy = RetryPolicy(), sessionOrigins: [URL] = []
         ) {
             self.storageDirectory = storageDirectory
             self.credentialStore = credentialStore
@@ -50,6 +54,7 @@ public actor VouchClient {
             self.providerTimeoutSeconds = providerTimeoutSeconds
             self.requestTimeoutSeconds = requestTimeoutSeconds
             self.retryPolicy = retryPolicy
+            self.sessionOrigins = sessionOrigins
         }
     }
 

@@ -14,7 +14,7 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         fileprivate enum Base: String, Sendable {
             case alreadyAuthenticated, notAuthenticated, invalidIdentityToken, challengeUnanswered
             case tokenProviderFailed, tokenProviderTimedOut, superseded, network, serverUnavailable
-            case rateLimited, invalidAppID, credentialStoreUnavailable, server, invalidResponse
+            case rateLimited, invalidAppID, credentialStoreUnavailable, server, invalidResponse, sessionNotAllowed
         }
 
         fileprivate let base: Base
@@ -58,6 +58,10 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         public static let server = Kind(base: .server)
         /// An answer that does not follow the protocol. `message`.
         public static let invalidResponse = Kind(base: .invalidResponse)
+        /// `data(for:)` was asked to send the session where it may not go: an origin that is neither
+        /// the Vouch server's nor one of `Configuration.sessionOrigins`, or plain HTTP to a host
+        /// other than this device. `message` names the origin.
+        public static let sessionNotAllowed = Kind(base: .sessionNotAllowed)
     }
 
     public let kind: Kind
@@ -150,6 +154,8 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
 
     public static func invalidResponse(message: String) -> Self { Self(.invalidResponse, message: message) }
 
+    public static func sessionNotAllowed(origin: String) -> Self { Self(.sessionNotAllowed, message: origin) }
+
     private init(_ kind: Kind, message: String) {
         self.kind = kind
         self.message = message
@@ -193,6 +199,9 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
             "The server answered HTTP \(status ?? 0)\(serverErrorID.map { " \($0)" } ?? "")\(message.map { ": \($0)" } ?? "")."
         case .invalidResponse:
             "The server's answer does not follow the Vouch protocol: \(message ?? "")."
+        case .sessionNotAllowed:
+            "The session is sent only to the Vouch server and to Configuration.sessionOrigins, over HTTPS (or to this device): "
+                + "not to \(message ?? "this origin"). Add the origin if it is your own service."
         }
     }
 }

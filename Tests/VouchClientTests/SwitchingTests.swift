@@ -147,7 +147,7 @@ import VouchClient
     @Test func aChallengeArrivingAfterASwitchDoesNotReplayTheRequestAsTheNewUser() async throws {
         try await TestBed.run { bed in
             try await HoldingService.run { service in
-                let client = try bed.client(backend: bed.backend())
+                let client = try bed.client(backend: bed.backend(), sessionOrigins: [service.url])
                 try await client.connect(userID: "alice")
                 let aliceRequest = Task { try await client.data(for: URLRequest(url: service.url)) }
                 try await service.entered.wait()

@@ -82,7 +82,8 @@ struct TestBed: Sendable {
     /// A client for the app with its storage in this test's scratch directory.
     func client(
         backend: Backend? = nil, storage: URL? = nil, serverURL: URL? = nil, providerTimeout: Double = 30,
-        retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2)
+        retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2),
+        sessionOrigins: [URL] = []
     ) throws -> VouchClient {
         try VouchClient(
             serverURL: serverURL ?? self.serverURL, appID: appID,
@@ -91,7 +92,7 @@ struct TestBed: Sendable {
                 credentialStore: FileCredentialStore(directory: storage ?? scratch),
                 identityTokenProvider: backend?.identityTokenProvider,
                 registrationCredentialsProvider: backend?.registrationProvider,
-                providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy))
+                providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy, sessionOrigins: sessionOrigins))
     }
 
     /// `GET /users/me` with a raw session token, bypassing the client: what the server thinks.

@@ -1,0 +1,27 @@
+import Foundation
+
+/// A URL's origin (RFC 6454: scheme, host, port), the unit `data(for:)` decides by whether a
+/// request may carry the session. Scheme and host compare without case, and a default port is the
+/// same origin as none.
+struct SessionOrigin: Hashable, CustomStringConvertible {
+    let scheme: String
+    let host: String
+    let port: Int
+
+    init?(_ url: URL) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = url.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        self.scheme = scheme
+        self.host = host
+        self.port = url.port ?? (scheme == "https" ? 443 : 80)
+    }
+
+    /// HTTPS anywhere; plain HTTP only to this device, where no network sees the token.
+    var allowsSession: Bool {
+        scheme == "https" || host == "localhost" || host == "127.0.0.1" || host == "::1" || host == "[::1]"
+            || host.hasPrefix("127.")
+    }
+
+    var description: String { "\(scheme)://\(host):\(port)" }
+}
