@@ -25,3 +25,14 @@ struct SessionOrigin: Hashable, CustomStringConvertible {
 
     var description: String { "\(scheme)://\(host):\(port)" }
 }
+
+extension SessionOrigin {
+    /// The server a stored session belongs to, spelled one way (RFC 3986 §6.2.2–6.2.3): its origin
+    /// and its path without trailing slashes, so that `https://host`, `https://host/` and
+    /// `HTTPS://host:443` are one server and an app update that respells it signs nobody out.
+    static func serverKey(_ url: URL) -> String {
+        var path = url.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return (SessionOrigin(url)?.description ?? url.absoluteString) + path
+    }
+}

@@ -33,7 +33,8 @@ extension VouchClient {
         else {
             return .discarded("the stored session is corrupt")
         }
-        guard stored.server == serverURL.absoluteString, stored.appID == appID else {
+        let server = URL(string: stored.server).map(SessionOrigin.serverKey)
+        guard server == SessionOrigin.serverKey(serverURL), stored.appID == appID else {
             return .discarded("the stored session belongs to another server or app")
         }
         guard !stored.hasExpired else { return .discarded("the stored session has expired") }
@@ -47,7 +48,7 @@ extension VouchClient {
             retainedContainer.flatMap { $0.userID == response.user.userID ? $0.name : nil }
             ?? UUID().uuidString.lowercased()
         let stored = StoredSession(
-            server: serverURL.absoluteString, appID: appID, sessionToken: response.sessionToken,
+            server: SessionOrigin.serverKey(serverURL), appID: appID, sessionToken: response.sessionToken,
             expiresAt: response.expiresAt, user: response.user, profile: profile, container: container)
         do {
             try containers.prepare(container)

@@ -28,6 +28,25 @@ import VouchClient
         }
     }
 
+    /// Issue 39, defect 3 (the spelling of the server's URL): an app update that writes the same
+    /// server with a trailing slash, or its default port, keeps everyone signed in.
+    @Test func theSameServerSpelledDifferentlyResumesTheSession() async throws {
+        try await TestBed.run { bed in
+            let backend = bed.backend()
+            let first = try bed.client(backend: backend)
+            try await first.connect(userID: "alice")
+            let container = try await first.dataContainer()
+
+            let slashed = try #require(URL(string: bed.serverURL.absoluteString + "/"))
+            let second = try bed.client(backend: backend, serverURL: slashed)
+            #expect(try await second.authenticatedUser()?.userID == "alice")
+            #expect(try await second.dataContainer() == container)
+            #expect(try await second.currentUserFromServer().user.userID == "alice")
+            #expect(backend.callCount == 1, "no new sign-in")
+            #expect(try await bed.admin.activeSessions(of: "alice", appID: bed.appID) == 1)
+        }
+    }
+
     @Test func aCorruptFileIsTreatedAsNoSessionAndReported() async throws {
         try await TestBed.run { bed in
             let first = try bed.client(backend: bed.backend())
