@@ -30,20 +30,13 @@ struct StoredSession: Codable, Sendable, Equatable {
         case sessionToken = "session_token"
         case expiresAt = "expires_at"
     }
-
-    /// Whether `expires_at` is in the past by this device's clock (the server decides in the end;
-    /// this only spares a request that is certain to be challenged).
-    var hasExpired: Bool {
-        guard let expiry = Timestamp.parse(expiresAt) else { return false }
-        return expiry < Int64(Date().timeIntervalSince1970)
-    }
 }
 
 /// What reading the credential store found.
 enum StoredSessionLoad: Sendable {
     case none
     case session(StoredSession)
-    /// Present but unusable (corrupt, another app's or server's, expired): treated as absent and
+    /// Present but unusable (corrupt, another app's or server's): treated as absent and
     /// reported to the app through `VouchClientEvent.storedSessionDiscarded`.
     case discarded(String)
 }

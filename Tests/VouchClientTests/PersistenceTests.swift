@@ -102,20 +102,55 @@ import VouchClient
         }
     }
 
-    @Test func anExpiredStoredSessionIsDiscardedWithoutARequest() async throws {
+    /// Issue 39, defect 1: a device clock ahead of the server's must not drop a session the server
+    /// still honours (nor leave it live there, nor ask the backend again): the server decides.
+    @Test func aSessionTheDeviceThinksExpiredIsKeptWhileTheServerHonoursIt() async throws {
         try await TestBed.run { bed in
-            let first = try bed.client(backend: bed.backend())
+            let backend = bed.backend()
+            let first = try bed.client(backend: backend)
             try await first.connect(userID: "alice")
+            let container = try await first.dataContainer()
             let file = SessionFile(bed.scratch)
             var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file.url)) as? [String: Any])
             stored["expires_at"] = "2020-01-01T00:00:00Z"
             try JSONSerialization.data(withJSONObject: stored).write(to: file.url)
 
-            let second = try bed.client()
-            let recorder = EventRecorder(second, count: 1)
-            #expect(try await second.authenticatedUser() == nil)
-            #expect(try await recorder.events() == [.storedSessionDiscarded(reason: "the stored session has expired")])
-            #expect(!file.exists)
+            let second = try bed.client(backend: backend)
+            #expect(try await second.authenticatedUser()?.userID == "alice")
+            #expect(try await second.currentUserFromServer().user.userID == "alice")
+            #expect(try await second.dataContainer() == container)
+            #expect(backend.callCount == 1, "the backend was not asked again")
+            #expect(try await bed.admin.activeSessions(of: "alice", appID: bed.appID) == 1, "no second session")
+        }
+    }
+
+    /// Issue 39, defect 2: a session that expired while the app was closed keeps the user's data
+    /// for the same user's next session (PROTOCOL §8.10), as a running client does.
+    @Test func aSessionThatExpiredWhileClosedKeepsTheUsersData() async throws {
+        try await TestBed.run { bed in
+            // Sessions of 30 s, so that one can expire on the server while tokens minted on this
+            // device are still within their lifetime there.
+            _ = try await bed.admin.call(
+                "PATCH", "admin/apps/\(bed.appID.split(separator: "/").last ?? "")",
+                ["session_ttl_seconds": 30], expect: 200)
+            let backend = bed.backend()
+            let first = try bed.client(backend: backend)
+            try await first.connect(userID: "alice")
+            let container = try await first.dataContainer()
+            try Data("cached messages".utf8).write(to: container.appendingPathComponent("cache"))
+
+            // Closed, and the session's lifetime passes, on the server and by this device's clock.
+            bed.serverClockOffset.set(45)
+            let file = SessionFile(bed.scratch)
+            var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file.url)) as? [String: Any])
+            stored["expires_at"] = "2020-01-01T00:00:00Z"
+            try JSONSerialization.data(withJSONObject: stored).write(to: file.url)
+            let second = try bed.client(backend: backend)
+            #expect(FileManager.default.fileExists(atPath: container.appendingPathComponent("cache").path))
+            #expect(try await second.currentUserFromServer().user.userID == "alice")
+            #expect(backend.callCount == 2, "signed in again through the provider")
+            #expect(try await second.dataContainer() == container)
+            #expect(try Data(contentsOf: container.appendingPathComponent("cache")) == Data("cached messages".utf8))
         }
     }
 
