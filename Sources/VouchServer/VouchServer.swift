@@ -11,13 +11,10 @@ public enum VouchServer {
     /// - Parameters:
     ///   - clocks: injected so tests can move time (session expiry, purges, rate limits) without
     ///     sleeping and without depending on the machine's speed.
-    ///   - storeServices: the store's own background work (the PostgreSQL store's circuit probe),
-    ///     started first and stopped last, so that it serves the requests still draining at shutdown.
     ///   - onServerRunning: called with the bound port once the server listens (port 0 picks one).
     public static func makeApplication(
         configuration: ServerConfiguration,
         store backend: any Store,
-        storeServices: [any Service] = [],
         logger: Logger,
         clocks: ServerClocks = .system,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -38,8 +35,6 @@ public enum VouchServer {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
-        // A service group stops its services in the reverse of their order.
-        app.addServices(storeServices)
         app.addServices(
             HousekeepingService(
                 store: store, purgeIntervalSeconds: configuration.purgeIntervalSeconds,

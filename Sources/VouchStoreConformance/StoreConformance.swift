@@ -2,21 +2,26 @@ import Foundation
 import Testing
 import VouchProtocol
 import VouchStore
+import VouchTestSupport
 
 /// The behaviour every `Store` backend must show, written only against the protocol so that the
 /// SQLite store and the PostgreSQL store are held to the very same checks (as dex's
 /// `storage/conformance` package is imported by each of its storage backends).
 ///
-/// A backend's test target builds one with `openStores`, which creates a fresh, empty database and
+/// A backend's test target builds one with `withStores`, which creates a fresh, empty database,
 /// opens `count` independent store instances on it (separate connections, as separate `vouch
-/// serve` processes would have). Most checks use one instance; the race checks use two, so that a
-/// guarantee kept only by a lock inside one instance would be caught. Each check opens its own
-/// database, so checks are independent; run each element of ``checks`` as its own test.
+/// serve` processes would have), runs the check with them and closes them on every path. Most
+/// checks use one instance; the race checks use two, so that a guarantee kept only by a lock
+/// inside one instance would be caught. Each check opens its own database, so checks are
+/// independent; run each element of ``checks`` as its own test.
 public struct StoreConformance: Sendable {
-    public let openStores: @Sendable (_ count: Int) async throws -> [any Store]
+    /// Opens `count` stores on a fresh database, runs the body with them, and closes them.
+    public typealias StoresScope = @Sendable (_ count: Int, _ body: ([any Store]) async throws -> Void) async throws -> Void
 
-    public init(openStores: @escaping @Sendable (_ count: Int) async throws -> [any Store]) {
-        self.openStores = openStores
+    let scope: StoresScope
+
+    public init(withStores scope: @escaping StoresScope) {
+        self.scope = scope
     }
 
     /// One named behaviour; named so that a failing check is reported by its name.
@@ -96,15 +101,9 @@ public struct StoreConformance: Sendable {
 
     /// Opens `count` instances on one fresh database, runs `body`, and closes them all on every path.
     func withStores<T>(_ count: Int, _ body: ([any Store]) async throws -> T) async throws -> T {
-        let stores = try await openStores(count)
-        let value: T
-        do {
-            value = try await body(stores)
-        } catch {
-            for store in stores { try? await store.close() }
-            throw error
-        }
-        for store in stores { try await store.close() }
+        var value: T?
+        try await scope(count) { stores in value = try await body(stores) }
+        guard let value else { throw TestFailure("the backend's scope did not run the check") }
         return value
     }
 }

@@ -15,7 +15,8 @@ import VouchStore
 /// operation starts one task (the body, so that it can be abandoned) and registers its deadline;
 /// one watcher task looks at the registered deadlines every `resolution` while there are any, and
 /// sleeps without a timer while there are none. A deadline is therefore met within `resolution`
-/// after it passes.
+/// after it passes. The watcher is ``watch()``, run by the store in its scope; deadlines are met
+/// while it runs.
 final class DeadlineWatch: Sendable {
     /// How late after its deadline an operation may be given up at most.
     let resolution: Duration
@@ -38,15 +39,10 @@ final class DeadlineWatch: Sendable {
     }
 
     private let state = Mutex(State())
-    private let watcher = Mutex<Task<Void, Never>?>(nil)
 
-    /// Starts the watcher, which runs until `stop()`.
-    ///
     /// - Parameter resolution: at least a millisecond.
     init(resolution: Duration) {
         self.resolution = max(resolution, .milliseconds(1))
-        let task = Task { await self.watch() }
-        watcher.withLock { $0 = task }
     }
 
     /// The resolution for operations bounded by `timeout`: a tenth of it, between 10 ms and 100 ms.
@@ -54,7 +50,8 @@ final class DeadlineWatch: Sendable {
         min(max(timeout / 10, .milliseconds(10)), .milliseconds(100))
     }
 
-    /// Gives every registered operation up and ends the watcher; later calls of `run` fail at once.
+    /// Gives every registered operation up and ends the watcher (within `resolution`); later
+    /// calls of `run` fail at once.
     func stop() {
         let (parked, registered) = state.withLock { state in
             state.stopped = true
@@ -66,7 +63,6 @@ final class DeadlineWatch: Sendable {
         }
         parked?.resume()
         for operation in registered { operation.giveUp(Self.closed) }
-        watcher.withLock { $0?.cancel() }
     }
 
     /// Runs `body`, bounded by `timeout` (see the type's description).
@@ -109,20 +105,25 @@ final class DeadlineWatch: Sendable {
         _ = state.withLock { $0.registered.removeValue(forKey: id) }
     }
 
-    /// The watcher: parked while nothing is registered, otherwise a look every `resolution`.
-    private func watch() async {
-        while true {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let goOn = state.withLock { state -> Bool in
-                    guard !state.stopped, state.registered.isEmpty else { return true }
-                    state.parked = continuation
-                    return false
+    /// The watcher, until `stop()`: parked while nothing is registered, otherwise a look every
+    /// `resolution`. Cancelling it stops the watch as `stop()` does.
+    func watch() async {
+        await withTaskCancellationHandler {
+            while true {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let goOn = state.withLock { state -> Bool in
+                        guard !state.stopped, state.registered.isEmpty else { return true }
+                        state.parked = continuation
+                        return false
+                    }
+                    if goOn { continuation.resume() }
                 }
-                if goOn { continuation.resume() }
+                if state.withLock({ $0.stopped }) { return }
+                do { try await Task.sleep(for: resolution) } catch { return }
+                expireOverdue(at: .now)
             }
-            if state.withLock({ $0.stopped }) { return }
-            do { try await Task.sleep(for: resolution) } catch { return }
-            expireOverdue(at: .now)
+        } onCancel: {
+            stop()
         }
     }
 

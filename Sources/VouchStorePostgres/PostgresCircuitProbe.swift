@@ -1,14 +1,12 @@
 import Logging
-import ServiceLifecycle
 
 /// Watches the store's circuit and closes it once the database answers again: while it is open, a
 /// `SELECT 1` on a connection of its own every ``interval``, each bounded by ``deadline``. It is
 /// the one thing that waits on a database that is down; requests meanwhile get their 503 at once.
 ///
-/// A service of the server's group (`vouch serve` runs it with the HTTP server), so it ends with
-/// the server at graceful shutdown or cancellation. While it does not run the store never opens
-/// its circuit, since nothing would close it. One probe a store: a second one ends at once.
-public struct PostgresCircuitProbe: Service, CustomStringConvertible {
+/// The store runs it in its scope (`PostgresStore.open(url:options:logger:_:)`), so it runs
+/// exactly as long as the store. One probe a store: a second one ends at once.
+struct PostgresCircuitProbe {
     let store: PostgresStore
 
     /// How long the probe rests between failed attempts.
@@ -17,20 +15,17 @@ public struct PostgresCircuitProbe: Service, CustomStringConvertible {
     /// `--database-timeout` a reachable database needs.
     static let deadline: Duration = .seconds(1)
 
-    public var description: String { "PostgresCircuitProbe(every \(Self.interval) while the database is unreachable)" }
-
-    public func run() async throws {
+    /// Probes whenever the circuit is open, until cancelled.
+    func run() async {
         let circuit = store.circuit
         guard circuit.watch() else {
             store.logger.warning("a second circuit probe for one PostgreSQL store; this one does nothing")
             return
         }
         defer { circuit.unwatch() }
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await circuit.waitUntilOpen()
-                await closeOnceReachable()
-            }
+        while !Task.isCancelled {
+            await circuit.waitUntilOpen()
+            await closeOnceReachable()
         }
     }
 

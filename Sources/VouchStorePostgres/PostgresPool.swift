@@ -2,63 +2,90 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// The store's connection pool and the task that runs it, replaced by a fresh pool when the
-/// database comes back after an outage: PostgresNIO's pool waits ever longer between attempts to
-/// reconnect (a quarter of the outage so far, up to a minute) and cannot be told to try again now.
+/// The store's connection pool, replaced by a fresh pool when the database comes back after an
+/// outage: PostgresNIO's pool waits ever longer between attempts to reconnect (a quarter of the
+/// outage so far, up to a minute) and cannot be told to try again now.
+///
+/// Every pool runs as a child task of ``run()``, which the store runs in its scope: no pool
+/// outlives the store.
 final class PostgresPool: Sendable {
-    private struct Running {
+    /// A pool, and how its runner is told that the pool is retired.
+    private struct Pool: Sendable {
         let client: PostgresClient
-        let task: Task<Void, Never>
+        let retired: AsyncStream<Void>
+        let retire: AsyncStream<Void>.Continuation
+
+        init(_ configuration: PostgresClient.Configuration, logger: Logger) {
+            client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+            (retired, retire) = AsyncStream<Void>.makeStream()
+        }
     }
 
     private struct State {
-        var current: Running
-        /// Pools replaced by `renew()`, shutting down; awaited by `close()`.
-        var retired: [Task<Void, Never>] = []
+        var current: Pool
         var closed = false
     }
 
     private let configuration: PostgresClient.Configuration
     private let logger: Logger
     private let state: Mutex<State>
+    /// The pools for `run()` to start: the first, then each made by `renew()`.
+    private let started: AsyncStream<Pool>
+    private let start: AsyncStream<Pool>.Continuation
 
     init(configuration: PostgresClient.Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        state = Mutex(State(current: Self.start(configuration, logger: logger)))
-    }
-
-    private static func start(_ configuration: PostgresClient.Configuration, logger: Logger) -> Running {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return Running(client: client, task: Task { await client.run() })
+        let first = Pool(configuration, logger: logger)
+        state = Mutex(State(current: first))
+        (started, start) = AsyncStream<Pool>.makeStream()
+        start.yield(first)
     }
 
     /// The pool operations lease their connections from now.
     var client: PostgresClient { state.withLock { $0.current.client } }
 
+    /// Runs every pool until it is retired, until `close()` or cancellation; each pool's
+    /// connections are closed before this returns. Call it once.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            // Ends at `close()`, or when this task is cancelled.
+            for await pool in started {
+                group.addTask {
+                    await withDiscardingTaskGroup { running in
+                        running.addTask { await pool.client.run() }
+                        // Ends when the pool is retired, or when this task is cancelled.
+                        for await _ in pool.retired {}
+                        running.cancelAll()
+                    }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
     /// Starts a fresh pool for the operations to come and shuts the current one down: its
     /// connections close, and an operation still on one fails (it was admitted before the outage
     /// ended and has had its answer or will have it at its deadline).
     func renew() {
-        let fresh = Self.start(configuration, logger: logger)
-        let old = state.withLock { state -> Task<Void, Never> in
-            // After `close()` nothing may start again: the fresh pool is the one shut down.
-            guard !state.closed else { return fresh.task }
-            let old = state.current.task
-            state.current = fresh
-            state.retired.append(old)
-            return old
+        let fresh = Pool(configuration, logger: logger)
+        let old = state.withLock { state -> Pool? in
+            guard !state.closed else { return nil }
+            defer { state.current = fresh }
+            return state.current
         }
-        old.cancel()
+        guard let old else { return }
+        start.yield(fresh)
+        old.retire.finish()
     }
 
-    /// Shuts down the current pool and waits for every pool to end.
-    func close() async {
-        let tasks = state.withLock { state in
+    /// Retires every pool; `run()` returns once their connections are closed.
+    func close() {
+        let current = state.withLock { state in
             state.closed = true
-            return [state.current.task] + state.retired
+            return state.current
         }
-        for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        start.finish()
+        current.retire.finish()
     }
 }

@@ -5,11 +5,6 @@ import VouchStore
 /// The store's side of its circuit: opening it on a connection-level failure, the probe's one
 /// attempt, and closing it again.
 extension PostgresStore {
-    /// The service that closes this store's circuit once the database answers again; run it
-    /// beside the server (`vouch serve` adds it to its service group). Without it the circuit
-    /// never opens, and every operation waits out its own deadline while the database is down.
-    public var circuitProbe: PostgresCircuitProbe { PostgresCircuitProbe(store: self) }
-
     /// Opens the circuit for a connection-level failure of an operation admitted in `spell`.
     func tripCircuit(in spell: Circuit.Spell, operation: String, reason: String) {
         guard circuit.trip(in: spell, reason: "\(operation): \(reason)") else { return }

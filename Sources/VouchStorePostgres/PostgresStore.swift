@@ -14,12 +14,13 @@ import VouchStore
 /// through one instance is what every other instance reads next.
 ///
 /// Every operation is bounded by ``PostgresStoreOptions/timeout``: while the server is down an
-/// operation fails as `StoreError.unavailable` within that time. With its ``circuitProbe``
-/// running, the first such failure opens the store's circuit: every operation then fails at once
-/// until the probe reaches the database again (within a quarter second of its return).
+/// operation fails as `StoreError.unavailable` within that time, and the first such failure opens
+/// the store's circuit: every operation then fails at once until the store's probe reaches the
+/// database again (within a quarter second of its return).
 ///
-/// Call ``close()`` before dropping the store: it stops the connection pool and the deadline
-/// watcher.
+/// A store lives in the scope of ``open(url:options:logger:_:)``: its connection pool, the
+/// watcher of its deadlines and its probe are child tasks of that call, so nothing of the store
+/// outlives it, and a server run inside the scope is stopped before its store is.
 public final class PostgresStore: Store {
     let pool: PostgresPool
     let options: PostgresStoreOptions
@@ -44,26 +45,47 @@ public final class PostgresStore: Store {
     static let migrationTimeout: Duration = .seconds(120)
 
     /// Connects, migrates the database to the current schema (safely when several instances start
-    /// at once), and returns the store.
+    /// at once), runs `body` with the store, and closes the store when `body` returns or throws.
     ///
     /// - Throws: `StoreError.unavailable` when the server cannot be reached or the schema cannot
-    ///   be migrated; the message names the URL without its password.
-    public static func open(
+    ///   be migrated (the message names the URL without its password); or what `body` throws.
+    public static func open<Value>(
         url: PostgresDatabaseURL,
         options: PostgresStoreOptions = PostgresStoreOptions(),
-        logger: Logger = Logger(label: "vouch.store.postgres")
-    ) async throws -> PostgresStore {
+        logger: Logger = Logger(label: "vouch.store.postgres"),
+        _ body: (PostgresStore) async throws -> Value
+    ) async throws -> Value {
         try options.validate()
-        let started = ContinuousClock.now
         let store = PostgresStore(configurations: try Configurations(url: url, options: options), options: options, logger: logger)
+        return try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await store.pool.run() }
+            group.addTask { await store.deadlines.watch() }
+            group.addTask { await PostgresCircuitProbe(store: store).run() }
+            defer { group.cancelAll() }
+            let outcome: Result<Value, any Error>
+            do {
+                try await store.migrate(url: url)
+                outcome = .success(try await body(store))
+            } catch {
+                outcome = .failure(error)
+            }
+            try? await store.close()
+            return try outcome.get()
+        }
+    }
+
+    /// Brings the schema up to date, or throws `StoreError.unavailable` naming the URL.
+    private func migrate(url: PostgresDatabaseURL) async throws {
+        let started = ContinuousClock.now
         do {
             // Reaching the server is bounded by the ordinary timeout; only waiting for another
             // instance's migration may take longer.
-            try await store.ping()
-            let (from, to) = try await store.run("migrate", timeout: migrationTimeout + options.timeout) { connection in
+            try await ping()
+            let logger = self.logger
+            let (from, to) = try await run("migrate", timeout: Self.migrationTimeout + options.timeout) { connection in
                 try await PostgresMigrations.apply(
                     on: PostgresRunner(connection: connection, logger: logger),
-                    now: Int64(Date().timeIntervalSince1970), lockTimeout: migrationTimeout)
+                    now: Int64(Date().timeIntervalSince1970), lockTimeout: Self.migrationTimeout)
             }
             logger.info(
                 "opened PostgreSQL store",
@@ -72,9 +94,7 @@ public final class PostgresStore: Store {
                     "timeout": "\(options.timeout)", "schema_version_found": "\(from)", "schema_version": "\(to)",
                     "duration": "\(ContinuousClock.now - started)",
                 ])
-            return store
         } catch {
-            try? await store.close()
             let reason = (error as? StoreError).flatMap { $0.kind == .unavailable ? $0.detail : nil }
             throw StoreError.unavailable("could not open \(url.redacted): \(reason ?? "\(error)")")
         }
@@ -122,16 +142,16 @@ public final class PostgresStore: Store {
         try await single("ping") { db in try await db.execute("SELECT 1") }
     }
 
-    /// Stops the pool (its connections close). Closing twice is harmless; any use afterwards
-    /// throws `StoreError.unavailable`.
+    /// Stops the pool (its connections close) and gives up what still waits on it. Closing twice
+    /// is harmless; any use afterwards throws `StoreError.unavailable`. The store's scope closes
+    /// it on the way out.
     public func close() async throws {
         let closedNow = closed.withLock { closed in
             defer { closed = true }
             return !closed
         }
         guard closedNow else { return }
-        await pool.close()
-        // Whatever the stopped pool did not end is given up now, and the watcher ends.
+        pool.close()
         deadlines.stop()
         logger.info("closed PostgreSQL store")
     }

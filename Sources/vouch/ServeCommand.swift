@@ -151,17 +151,37 @@ struct ServeCommand: AsyncParsableCommand {
         HeapTrimming.apply()
         let dataDirectory = try DataDirectory(path: dataDir)
         let databaseURL = database ?? ProcessInfo.processInfo.environment["VOUCH_DATABASE_URL"]
-        let (store, storeServices) = try await openStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger)
-        do {
+        try await withStore(url: databaseURL, dataDirectory: dataDirectory, logger: logger) { store in
             let configuration = serverConfiguration(adminToken: try dataDirectory.adminToken())
             let host = self.host
             let app = try await VouchServer.makeApplication(
-                configuration: configuration, store: store, storeServices: storeServices,
-                logger: logger,
+                configuration: configuration, store: store, logger: logger,
                 onServerRunning: { port in
                     Console.line("vouch listening on http://\(host):\(port)")
                 })
             try await app.runService()
+        }
+    }
+
+    /// Runs `body` with the store `url` names, and closes the store after it. The PostgreSQL
+    /// store's pool and probe run for exactly that long, so the server stops before its store.
+    private func withStore(
+        url: String?, dataDirectory: DataDirectory, logger: Logger,
+        _ body: (any Store) async throws -> Void
+    ) async throws {
+        if let url, !url.isEmpty, url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            let parsed: PostgresDatabaseURL
+            do { parsed = try PostgresDatabaseURL(url) } catch { throw CLIError("--database: \(error)") }
+            do {
+                try await PostgresStore.open(url: parsed, options: postgresOptions, logger: logger) { try await body($0) }
+            } catch let error as StoreError where error.kind == .unavailable {
+                throw CLIError(error.detail ?? "\(error)")
+            }
+            return
+        }
+        let store = try await openSQLite(url: url, dataDirectory: dataDirectory, logger: logger)
+        do {
+            try await body(store)
         } catch {
             try? await store.close()
             throw error
@@ -169,32 +189,13 @@ struct ServeCommand: AsyncParsableCommand {
         try await store.close()
     }
 
-    /// The store, and the background work it needs run beside the server (PostgreSQL: the probe
-    /// that closes its circuit when the database is back after an outage).
-    private func openStore(
-        url: String?, dataDirectory: DataDirectory,
-        logger: Logger
-    ) async throws -> (store: any Store, services: [any Service]) {
+    private func openSQLite(url: String?, dataDirectory: DataDirectory, logger: Logger) async throws -> SQLiteStore {
+        var path = try dataDirectory.sqliteDatabasePath()
         if let url, !url.isEmpty {
-            if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-                let parsed: PostgresDatabaseURL
-                do { parsed = try PostgresDatabaseURL(url) } catch { throw CLIError("--database: \(error)") }
-                let options = postgresOptions
-                do {
-                    let store = try await PostgresStore.open(url: parsed, options: options, logger: logger)
-                    return (store, [store.circuitProbe])
-                } catch let error as StoreError where error.kind == .unavailable {
-                    throw CLIError(error.detail ?? "\(error)")
-                }
-            }
             let prefix = "sqlite://"
             guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
-            return (try await openSQLite(path: String(url.dropFirst(prefix.count)), logger: logger), [])
+            path = String(url.dropFirst(prefix.count))
         }
-        return (try await openSQLite(path: try dataDirectory.sqliteDatabasePath(), logger: logger), [])
-    }
-
-    private func openSQLite(path: String, logger: Logger) async throws -> SQLiteStore {
         do {
             return try await SQLiteStore.open(path: path, configuration: sqliteConfiguration, logger: logger)
         } catch let error as StoreError where error.kind == .unavailable {

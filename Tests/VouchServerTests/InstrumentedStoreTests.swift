@@ -14,9 +14,9 @@ struct InstrumentedStoreTests {
     func conformance(_ check: StoreConformance.Check) async throws {
         let metrics = ServerMetrics()
         try await withTemporaryDirectory { directory in
-            let conformance = StoreConformance { count in
-                let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"))
-                return Array(repeating: InstrumentedStore(base: store, metrics: metrics), count: count)
+            let conformance = StoreConformance { count, body in
+                let store = InstrumentedStore(base: try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite")), metrics: metrics)
+                try await closing(store) { try await body(Array(repeating: $0, count: count)) }
             }
             try await check.run(conformance)
         }

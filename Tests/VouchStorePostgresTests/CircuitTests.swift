@@ -61,39 +61,27 @@ struct PostgresCircuitTests {
     @Test("a refused statement leaves the circuit closed; a connection the server ends opens it, and the probe closes it")
     func opensOnConnectionFailuresOnly() async throws {
         try await Self.withStores { store, other in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.circuitProbe.run() }
-                try await Self.until("the probe watches") { store.circuit.isWatched }
+            // The store's scope runs its probe.
+            try await Self.until("the probe watches") { store.circuit.isWatched }
 
-                let app = AppRecord(id: UUID(), name: "circuit", sessionTTLSeconds: 3600, createdAt: 1_700_000_000)
-                try await store.createApp(app)
-                await #expect(throws: StoreError.alreadyExists) { try await store.createApp(app) }
-                #expect(store.circuit.openings == 0, "a unique violation says nothing about reaching the database")
+            let app = AppRecord(id: UUID(), name: "circuit", sessionTTLSeconds: 3600, createdAt: 1_700_000_000)
+            try await store.createApp(app)
+            await #expect(throws: StoreError.alreadyExists) { try await store.createApp(app) }
+            #expect(store.circuit.openings == 0, "a unique violation says nothing about reaching the database")
 
-                try await Self.endConnectionMidStatement(of: store, from: other)
-                #expect(store.circuit.openings == 1)
-                // The database never went away: the probe reaches it at once, and operations run again.
-                try await Self.until("the probe closes the circuit") { !store.circuit.isOpen }
-                #expect(try await store.app(id: app.id) == app)
-                group.cancelAll()
-            }
-        }
-    }
-
-    @Test("without its probe the store never opens its circuit")
-    func unwatched() async throws {
-        try await Self.withStores { store, other in
             try await Self.endConnectionMidStatement(of: store, from: other)
-            #expect(store.circuit.openings == 0)
-            #expect(try await store.apps() == [])
+            #expect(store.circuit.openings == 1)
+            // The database never went away: the probe reaches it at once, and operations run again.
+            try await Self.until("the probe closes the circuit") { !store.circuit.isOpen }
+            #expect(try await store.app(id: app.id) == app)
         }
     }
 
     /// Two stores on one fresh database: the one under test, and another to act on the server.
     static func withStores(_ body: (PostgresStore, PostgresStore) async throws -> Void) async throws {
         try await PostgresTestDatabase.with { url in
-            try await closing(try await PostgresStore.open(url: url, options: options)) { store in
-                try await closing(try await PostgresStore.open(url: url, options: options)) { other in
+            try await PostgresStore.open(url: url, options: options) { store in
+                try await PostgresStore.open(url: url, options: options) { other in
                     try await body(store, other)
                 }
             }

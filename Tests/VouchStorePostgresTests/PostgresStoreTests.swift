@@ -13,19 +13,23 @@ import VouchTestSupport
 /// deadline itself is tested where an outage is made on purpose).
 let testOptions = PostgresStoreOptions(poolSize: 4, timeout: .seconds(60))
 
-/// Opens `count` stores on the database at `url`, closing those already open if one fails.
-func openPostgresStores(
+/// Runs `body` with `count` stores open on the database at `url`, each in its own scope.
+func withPostgresStores<T>(
     _ count: Int, url: PostgresDatabaseURL,
-    options: PostgresStoreOptions = testOptions
-) async throws -> [PostgresStore] {
-    var stores: [PostgresStore] = []
-    do {
-        for _ in 0..<count { stores.append(try await PostgresStore.open(url: url, options: options)) }
-    } catch {
-        for store in stores { try? await store.close() }
-        throw error
+    options: PostgresStoreOptions = testOptions,
+    _ body: ([PostgresStore]) async throws -> T
+) async throws -> T {
+    try await withPostgresStores(count, url: url, options: options, opened: [], body)
+}
+
+private func withPostgresStores<T>(
+    _ count: Int, url: PostgresDatabaseURL, options: PostgresStoreOptions, opened: [PostgresStore],
+    _ body: ([PostgresStore]) async throws -> T
+) async throws -> T {
+    guard opened.count < count else { return try await body(opened) }
+    return try await PostgresStore.open(url: url, options: options) { store in
+        try await withPostgresStores(count, url: url, options: options, opened: opened + [store], body)
     }
-    return stores
 }
 
 @Suite("PostgreSQL configured")
@@ -51,7 +55,7 @@ struct PostgresStoreTests {
     @Test("conformance", arguments: StoreConformance.checks)
     func conformance(_ check: StoreConformance.Check) async throws {
         try await PostgresTestDatabase.with { url in
-            let conformance = StoreConformance { count in try await openPostgresStores(count, url: url) }
+            let conformance = StoreConformance { count, body in try await withPostgresStores(count, url: url) { try await body($0) } }
             try await check.run(conformance)
         }
     }
@@ -64,33 +68,48 @@ struct PostgresStoreSpecificTests {
     @Test("six instances opening one fresh database at once: migrations applied exactly once, under the advisory lock")
     func concurrentMigrations() async throws {
         try await PostgresTestDatabase.with { url in
-            let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-                for _ in 0..<6 { group.addTask { try await PostgresStore.open(url: url, options: testOptions) } }
+            // Each instance, once open, reads the applied migrations and works on the one schema.
+            let seen = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        try await PostgresStore.open(url: url, options: testOptions) { store in
+                            #expect(try await store.apps() == [])
+                            return try await store.appliedMigrations().map(\.version)
+                        }
+                    }
+                }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            do {
-                let applied = try await stores[0].appliedMigrations()
-                #expect(applied.map(\.version) == PostgresMigrations.all.map(\.version))
-                // Every instance works on the one schema.
-                for store in stores { #expect(try await store.apps() == []) }
-            } catch {
-                for store in stores { try? await store.close() }
-                throw error
-            }
-            for store in stores { try await store.close() }
+            let all = PostgresMigrations.all.map(\.version)
+            #expect(seen == Array(repeating: all, count: 6))
             // Reopening applies nothing again.
-            let again = try await PostgresStore.open(url: url, options: testOptions)
-            let applied = try await again.appliedMigrations()
-            try await again.close()
-            #expect(applied.map(\.version) == PostgresMigrations.all.map(\.version))
+            let again = try await PostgresStore.open(url: url, options: testOptions) { try await $0.appliedMigrations() }
+            #expect(again.map(\.version) == all)
+        }
+    }
+
+    @Test("the store lives in its scope: what the body throws comes out, and afterwards the store is closed")
+    func scope() async throws {
+        try await PostgresTestDatabase.with { url in
+            let escaped = Shared<PostgresStore?>(nil)
+            await #expect(throws: TestFailure.self) {
+                try await PostgresStore.open(url: url, options: testOptions) { store in
+                    escaped.set(store)
+                    #expect(try await store.apps() == [])
+                    throw TestFailure("the body's own error")
+                }
+            }
+            let store = try #require(escaped.value)
+            let started = ContinuousClock.now
+            await #expect(throws: StoreError.unavailable("the store is closed")) { try await store.apps() }
+            #expect(ContinuousClock.now - started < .seconds(1))
         }
     }
 
     @Test("the timeout is the server's statement_timeout and lock_timeout too")
     func timeoutsReachTheServer() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresStore.open(url: url, options: PostgresStoreOptions(poolSize: 2, timeout: .seconds(30)))
-            try await closing(store) { store async throws in
+            try await PostgresStore.open(url: url, options: PostgresStoreOptions(poolSize: 2, timeout: .seconds(30))) { store async throws in
                 #expect(try await store.setting("statement_timeout") == "30s")
                 #expect(try await store.setting("lock_timeout") == "30s")
                 #expect(try await store.setting("application_name") == "vouch")
@@ -103,9 +122,9 @@ struct PostgresStoreSpecificTests {
         let url = try PostgresDatabaseURL("postgres://vouch:hunter2-secret@127.0.0.1:1/vouch?sslmode=disable")
         let started = ContinuousClock.now
         do {
-            let store = try await PostgresStore.open(url: url, options: PostgresStoreOptions(poolSize: 1, timeout: .seconds(1)))
-            try await store.close()
-            Issue.record("opened a store on a port nothing listens on")
+            try await PostgresStore.open(url: url, options: PostgresStoreOptions(poolSize: 1, timeout: .seconds(1))) { _ -> Void in
+                Issue.record("opened a store on a port nothing listens on")
+            }
         } catch {
             let text = "\(error) \(String(reflecting: error))"
             #expect(!text.contains("hunter2"), "\(text)")

@@ -18,9 +18,9 @@ struct SQLiteStoreTests {
         try await withTemporaryDirectory { directory in
             // SQLite serves one instance: the race checks get the one store as every "instance"
             // (closing it twice is harmless), so they race its callers, not several processes.
-            let conformance = StoreConformance { count in
+            let conformance = StoreConformance { count, body in
                 let store = try await SQLiteStore.open(path: directory.file("\(UUID().uuidString).sqlite"), configuration: .init(readConnection: reads))
-                return Array(repeating: store, count: count)
+                try await closing(store) { try await body(Array(repeating: $0, count: count)) }
             }
             try await check.run(conformance)
         }
