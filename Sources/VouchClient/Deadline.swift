@@ -3,8 +3,9 @@ import Synchronization
 import VouchProtocol
 
 /// Runs `operation`, giving up after `seconds` even if the operation ignores cancellation (an
-/// app's provider may wait on anything). The operation is cancelled when the time is up; its late
-/// result is dropped.
+/// app's provider may wait on anything); its late result is dropped. On Apple platforms the
+/// operation is also cancelled then. With FoundationNetworking (Linux) it is not: a provider's
+/// URLSession call that is cancelled can crash the process there, so it runs to its own end.
 func withDeadline<T: Sendable>(
     seconds: Double,
     _ operation: @escaping @Sendable () async throws -> T
@@ -19,11 +20,14 @@ func withDeadline<T: Sendable>(
             let timer = Task {
                 try? await Task.sleep(for: .seconds(seconds))
                 outcome.finish(.failure(DeadlineExceeded()))
-                work.cancel()
             }
             outcome.onFinish {
                 timer.cancel()
-                work.cancel()
+                #if canImport(FoundationNetworking)
+                    _ = work
+                #else
+                    work.cancel()
+                #endif
             }
         }
     } onCancel: {

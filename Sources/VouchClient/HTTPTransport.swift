@@ -44,7 +44,8 @@ struct HTTPTransport: Sendable {
         request.timeoutInterval = requestTimeout
         let (data, response, failure) = await exchange(request)
         if let failure {
-            throw .network(message: (failure as? URLError).map { "URLError \($0.code.rawValue)" } ?? String(describing: type(of: failure)))
+            let code = (failure as? URLError)?.code
+            throw .network(message: code.map { "URLError \($0.rawValue)" } ?? String(describing: type(of: failure)), code: code)
         }
         guard let data, let http = response as? HTTPURLResponse else { throw .invalidResponse(message: "not an HTTP response") }
         guard data.count <= Self.maximumBodyBytes else { throw .invalidResponse(message: "body over \(Self.maximumBodyBytes) bytes") }
@@ -102,7 +103,8 @@ struct HTTPTransport: Sendable {
             let skew = serverTime.map { $0 - Int64(Date().timeIntervalSince1970.rounded()) }
             return .invalidIdentityToken(
                 IdentityTokenRejection(
-                    reason: reason, message: error?.message ?? "", serverTime: serverTime,
+                    reason: reason, message: error?.message ?? "",
+                    serverTime: serverTime.map { Date(timeIntervalSince1970: TimeInterval($0)) },
                     clockSkewSeconds: skewMatters ? skew : nil))
         default:
             return .server(status: answer.status, id: error?.id, message: error?.message)

@@ -95,20 +95,23 @@ extension VouchClient {
             retainedContainer = (challenged.user.userID, challenged.container)
         }
         hub.emit(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
-        hub.emit(.didDeauthenticate(userID: challenged.user.userID))
 
         let canAnswer =
             switch challenged.profile {
             case .identityToken: configuration.identityTokenProvider != nil
             case .registration: configuration.registrationCredentialsProvider != nil
             }
-        guard mayRefresh, canAnswer, challenge.reason != .userSuspended else { throw .challengeUnanswered(challenge) }
-
+        guard mayRefresh, canAnswer, challenge.reason != .userSuspended else {
+            publishState()
+            hub.emit(.didDeauthenticate(userID: challenged.user.userID))
+            throw .challengeUnanswered(challenge)
+        }
+        // Re-authenticating, not signed out: the flight's end says which it became.
         try await answer(
             challenge,
             by: startFlight(
                 userID: challenged.user.userID, profile: challenged.profile,
-                challengeNonce: challenge.nonce, origin: sentGeneration))
+                challengeNonce: challenge.nonce, origin: sentGeneration, reauthenticating: challenged.user))
     }
 
     /// Waits for the sign-in answering `challenge`; its failure is `challengeUnanswered`, with the
@@ -117,21 +120,20 @@ extension VouchClient {
     private func answer(_ challenge: ChallengeDetails, by refresh: Refresh) async throws(VouchClientError) {
         do {
             try await wait(for: refresh)
-        } catch  where error.kind == .superseded {
+        } catch  where error.kind == .superseded || error.kind == .cancelled {
             throw error
         } catch {
             throw .challengeUnanswered(challenge, underlying: error)
         }
     }
 
-    /// Waits for a refresh another request started; its error is this request's error, unless
-    /// the same user has a session again by now (signed in by the app meanwhile).
+    /// Waits for a sign-in in flight; its error is this caller's error, unless the same user has
+    /// a session again by now (signed in by the app meanwhile). A cancelled caller stops waiting
+    /// at once with `cancelled`.
     func wait(for refresh: Refresh) async throws(VouchClientError) {
-        do {
-            try await refresh.task.value
-        } catch {
-            if let session, session.user.userID == refresh.userID { return }
-            throw (error as? VouchClientError) ?? .superseded
-        }
+        guard case .failure(let error) = await refresh.outcome.wait() else { return }
+        if error.kind == .cancelled { throw error }
+        if let session, session.user.userID == refresh.userID { return }
+        throw error
     }
 }

@@ -46,6 +46,8 @@ extension VouchClient {
     public func deauthenticate() async throws(VouchClientError) -> DeauthenticationResult {
         try? loadIfNeeded()
         let ended = session
+        // A user being signed in again after a challenge is signed out too.
+        let signedOutUser = session?.user.userID ?? refresh?.reauthenticating?.userID
         generation &+= 1
         session = nil
         refresh?.task.cancel()
@@ -55,7 +57,8 @@ extension VouchClient {
         do { try store.remove() } catch { wipeFailure = error }
         do { try containers.removeAll() } catch { wipeFailure = wipeFailure ?? error }
         if wipeFailure == nil { loaded = true }
-        if let ended { hub.emit(.didDeauthenticate(userID: ended.user.userID)) }
+        publishState()
+        if let signedOutUser { hub.emit(.didDeauthenticate(userID: signedOutUser)) }
         if let wipeFailure { throw .credentialStoreUnavailable(message: wipeFailure.description) }
         guard let ended else { return .wasNotAuthenticated }
         let request = HTTPTransport.jsonRequest(url("sessions/\(ended.sessionToken)"), method: "DELETE", body: Optional<String>.none)
@@ -75,7 +78,7 @@ extension VouchClient {
     @discardableResult
     public func connect(userID: String) async throws(VouchClientError) -> Identity {
         guard configuration.identityTokenProvider != nil else {
-            throw .tokenProviderFailed(message: "connect(userID:) needs Configuration.identityTokenProvider")
+            throw .providerNotConfigured(message: "connect(userID:) needs Configuration.identityTokenProvider")
         }
         return try await signIn(userID: userID, profile: .identityToken)
     }
@@ -90,7 +93,7 @@ extension VouchClient {
     @discardableResult
     public func start(userID: String) async throws(VouchClientError) -> Identity {
         guard configuration.registrationCredentialsProvider != nil else {
-            throw .tokenProviderFailed(message: "start(userID:) needs Configuration.registrationCredentialsProvider")
+            throw .providerNotConfigured(message: "start(userID:) needs Configuration.registrationCredentialsProvider")
         }
         try loadIfNeeded()
         if let session, session.user.userID != userID { throw .alreadyAuthenticated(userID: session.user.userID) }
@@ -113,33 +116,63 @@ extension VouchClient {
                 refresh.task.cancel()
                 self.refresh = nil
                 generation &+= 1
+                publishState()
+                if let overtaken = refresh.reauthenticating { hub.emit(.didDeauthenticate(userID: overtaken.userID)) }
             }
             if session != nil {
                 try await deauthenticate()
                 continue
             }
-            try await wait(for: startFlight(userID: userID, profile: profile, challengeNonce: nil, origin: generation))
+            if Task.isCancelled { throw .cancelled }
+            try await wait(for: startFlight(userID: userID, profile: profile, challengeNonce: nil, origin: generation, reauthenticating: nil))
         }
         guard let session, session.user.userID == userID else { throw .superseded }
         return session.user
     }
 
     /// Starts the one sign-in in flight for `userID`, tagged with the current generation: its
-    /// result is dropped if the generation moves on before it lands.
-    func startFlight(userID: String, profile: SignInProfile, challengeNonce: String?, origin: UInt64) -> Refresh {
+    /// result is dropped if the generation moves on before it lands. It is cancelled when every
+    /// caller waiting for it has been cancelled.
+    func startFlight(
+        userID: String, profile: SignInProfile, challengeNonce: String?, origin: UInt64, reauthenticating: Identity?
+    ) -> Refresh {
         let expected = generation
         let id = UUID()
+        let outcome = FlightOutcome()
         let task = Task {
-            try await self.runFlight(id: id, userID: userID, profile: profile, nonce: challengeNonce, expected: expected)
+            do throws(VouchClientError) {
+                try await self.runFlight(id: id, userID: userID, profile: profile, nonce: challengeNonce, expected: expected)
+                outcome.finish(.success(()))
+            } catch {
+                outcome.finish(.failure(error))
+            }
         }
-        let flight = Refresh(id: id, origin: origin, userID: userID, task: task)
+        outcome.onAbandoned { task.cancel() }
+        let flight = Refresh(id: id, origin: origin, userID: userID, reauthenticating: reauthenticating, task: task, outcome: outcome)
         refresh = flight
+        publishState()
         return flight
     }
 
+    /// The flight's attempts; at its end the slot is freed and, when it was answering a challenge
+    /// and failed, the user is signed out (the app hears `didDeauthenticate`).
     private func runFlight(id: UUID, userID: String, profile: SignInProfile, nonce: String?, expected: UInt64) async throws(VouchClientError) {
-        defer { if refresh?.id == id { refresh = nil } }
-        try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected)
+        do {
+            try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected)
+            endFlight(id, failed: false)
+        } catch {
+            endFlight(id, failed: true)
+            throw error
+        }
+    }
+
+    private func endFlight(_ id: UUID, failed: Bool) {
+        guard let flight = refresh, flight.id == id else { return }
+        refresh = nil
+        publishState()
+        if failed, session == nil, let user = flight.reauthenticating {
+            hub.emit(.didDeauthenticate(userID: user.userID))
+        }
     }
 
     // MARK: Shared steps
@@ -162,19 +195,19 @@ extension VouchClient {
                 switch profile {
                 case .identityToken:
                     guard let provider = configuration.identityTokenProvider else {
-                        throw VouchClientError.tokenProviderFailed(message: "no identity-token provider")
+                        throw VouchClientError.providerNotConfigured(message: "no identity-token provider")
                     }
                     let usedNonce: String
                     if let nonce { usedNonce = nonce } else { usedNonce = try await requestNonce() }
-                    guard generation == expected else { throw VouchClientError.superseded }
+                    guard generation == expected, !Task.isCancelled else { throw VouchClientError.superseded }
                     token = try await callProvider { try await provider(userID, usedNonce) }
                 case .registration:
                     guard let provider = configuration.registrationCredentialsProvider else {
-                        throw VouchClientError.tokenProviderFailed(message: "no registration-credentials provider")
+                        throw VouchClientError.providerNotConfigured(message: "no registration-credentials provider")
                     }
                     token = try await callProvider { try await provider(userID) }
                 }
-                guard generation == expected else { throw VouchClientError.superseded }
+                guard generation == expected, !Task.isCancelled else { throw VouchClientError.superseded }
                 let response = try await openSession(token)
                 _ = try accept(response, profile: profile, expected: expected, userID: userID)
                 return
@@ -198,7 +231,7 @@ extension VouchClient {
             endOnServer(response.sessionToken)
             throw .alreadyAuthenticated(userID: current.user.userID)
         }
-        guard generation == expected else {
+        guard generation == expected, !Task.isCancelled else {
             endOnServer(response.sessionToken)
             throw .superseded
         }
@@ -253,7 +286,7 @@ extension VouchClient {
         } catch is CancellationError {
             throw .superseded
         } catch {
-            throw .tokenProviderFailed(message: String(describing: error))
+            throw .tokenProviderFailed(error)
         }
     }
 }

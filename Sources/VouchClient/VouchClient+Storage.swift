@@ -4,6 +4,8 @@ import VouchProtocol
 extension VouchClient {
     /// Reads the persisted session once, lazily. An unreadable store throws and leaves the client
     /// "not yet loaded", so the next call tries again instead of concluding the user signed out.
+    /// Reading never deletes: a session this client cannot use stays where it is (another
+    /// client's, or one a later version can read) until a sign-in replaces it.
     func loadIfNeeded() throws(VouchClientError) {
         guard !loaded else { return }
         switch try readStore() {
@@ -13,14 +15,17 @@ extension VouchClient {
             session = stored
         case .discarded(let reason):
             session = nil
-            try? store.remove()
-            try? containers.removeAll()
             hub.emit(.storedSessionDiscarded(reason: reason))
         }
         loaded = true
+        publishState()
     }
 
-    private func readStore() throws(VouchClientError) -> StoredSessionLoad {
+    func readStore() throws(VouchClientError) -> StoredSessionLoad {
+        try Self.readStore(store, serverURL: serverURL, appID: appID)
+    }
+
+    static func readStore(_ store: any CredentialStore, serverURL: URL, appID: String) throws(VouchClientError) -> StoredSessionLoad {
         let data: Data?
         do {
             data = try store.load()
@@ -65,6 +70,7 @@ extension VouchClient {
         session = stored
         loaded = true
         generation &+= 1
+        publishState()
         hub.emit(.didAuthenticate(response.user))
         return response.user
     }

@@ -65,7 +65,10 @@ public actor VouchClient {
         let id: UUID
         let origin: UInt64
         let userID: String
-        let task: Task<Void, any Error>
+        /// The user whose challenged session this flight replaces; nil for a first sign-in.
+        let reauthenticating: Identity?
+        let task: Task<Void, Never>
+        let outcome: FlightOutcome
     }
 
     public nonisolated let serverURL: URL
@@ -76,8 +79,9 @@ public actor VouchClient {
     nonisolated let store: any CredentialStore
     nonisolated let containers: DataContainers
     nonisolated let hub = EventHub()
+    nonisolated let stateHub = StateHub()
 
-    var loaded = false
+    var loaded: Bool
     var session: StoredSession?
     var generation: UInt64 = 0
     var refresh: Refresh?
@@ -102,13 +106,29 @@ public actor VouchClient {
         self.configuration = configuration
         let directory = configuration.storageDirectory ?? Self.defaultStorageDirectory(appUUID: uuid.uuidString.lowercased())
         self.containers = DataContainers(root: directory.appendingPathComponent("users", isDirectory: true))
-        self.store = configuration.credentialStore ?? Self.defaultCredentialStore(directory: directory, appID: LayerID.app(uuid))
+        let store = configuration.credentialStore ?? Self.defaultCredentialStore(directory: directory, appID: LayerID.app(uuid))
+        self.store = store
+        // Read now, so that `currentState` is right for the app's first frame; an unreadable
+        // store leaves it `unknown`, and the next call reads it again.
+        loaded = false
+        switch try? Self.readStore(store, serverURL: serverURL, appID: LayerID.app(uuid)) {
+        case .session(let stored):
+            session = stored
+            loaded = true
+            stateHub.publish(.signedIn(stored.user))
+        case .none?:
+            loaded = true
+            stateHub.publish(.signedOut)
+        case .discarded?, nil:
+            break
+        }
         self.transport = HTTPTransport(configuration: .ephemeral, requestTimeout: configuration.requestTimeoutSeconds)
     }
 
     deinit {
         delegateTask?.cancel()
         hub.finish()
+        stateHub.finish()
         transport.session.finishTasksAndInvalidate()
     }
 
@@ -138,6 +158,27 @@ public actor VouchClient {
     }
 
     // MARK: State
+
+    /// The state now, without awaiting the client: for an app's first frame. Right from
+    /// `init` when the stored session could be read then.
+    public nonisolated var currentState: VouchClientState { stateHub.current }
+
+    /// The user to show now (signed in, or being signed in again after a challenge), without
+    /// awaiting the client.
+    public nonisolated var currentUser: Identity? { stateHub.current.user }
+
+    /// The state now, then every change, in order. Each call returns a new stream; a new
+    /// subscriber never misses the state it starts in.
+    public nonisolated func states() -> AsyncStream<VouchClientState> { stateHub.subscribe() }
+
+    /// Publishes the state the client's fields describe; called after every change of them.
+    func publishState() {
+        let state: VouchClientState =
+            if let session { .signedIn(session.user) } else if let refresh {
+                refresh.reauthenticating.map { .reauthenticating($0) } ?? .signingIn(userID: refresh.userID)
+            } else if !loaded { .unknown } else { .signedOut }
+        stateHub.publish(state)
+    }
 
     /// The signed-in user, restored from the store after a restart (the server checks the session
     /// on the next request). Throws `credentialStoreUnavailable` rather than answer `nil` when

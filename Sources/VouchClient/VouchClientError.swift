@@ -15,6 +15,7 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
             case alreadyAuthenticated, notAuthenticated, invalidIdentityToken, challengeUnanswered
             case tokenProviderFailed, tokenProviderTimedOut, superseded, network, serverUnavailable
             case rateLimited, invalidAppID, credentialStoreUnavailable, server, invalidResponse, sessionNotAllowed
+            case cancelled, providerNotConfigured
         }
 
         fileprivate let base: Base
@@ -34,14 +35,23 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         /// every bounded attempt failed. `challenge` carries its nonce; `underlying` says why the
         /// last attempt failed.
         public static let challengeUnanswered = Kind(base: .challengeUnanswered)
-        /// The app's identity-token or registration-credentials provider threw. `message`.
+        /// The app's identity-token or registration-credentials provider threw: `providerError`
+        /// is what it threw, `message` the same in words.
         public static let tokenProviderFailed = Kind(base: .tokenProviderFailed)
+        /// `connect(userID:)` without `Configuration.identityTokenProvider`, or `start(userID:)`
+        /// without `registrationCredentialsProvider`: a mistake in the app's configuration, not a
+        /// failure of its backend. `message` names what is missing.
+        public static let providerNotConfigured = Kind(base: .providerNotConfigured)
+        /// The task awaiting the call was cancelled: the call returned at once. A sign-in nobody
+        /// waits for any more stops too (it asks the app's backend no further).
+        public static let cancelled = Kind(base: .cancelled)
         /// The app's provider did not answer within the configured timeout. `timeoutSeconds`.
         public static let tokenProviderTimedOut = Kind(base: .tokenProviderTimedOut)
         /// A sign-in overtaken by `deauthenticate()` or a user switch: its result was discarded so
         /// that it cannot resurrect the previous user's session.
         public static let superseded = Kind(base: .superseded)
-        /// The request did not reach the server or its answer did not come back. `message`.
+        /// The request did not reach the server or its answer did not come back: `urlErrorCode`
+        /// (`.notConnectedToInternet`, `.timedOut`…) when URLSession gave one, and `message`.
         public static let network = Kind(base: .network)
         /// The server answered 5xx (503 while its store is unreachable). `status`.
         public static let serverUnavailable = Kind(base: .serverUnavailable)
@@ -81,6 +91,12 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
     public private(set) var retryAfterSeconds: Int?
     /// `.tokenProviderTimedOut`: the timeout that passed.
     public private(set) var timeoutSeconds: Double?
+    /// `.network`: URLSession's code for the failure, when it gave one.
+    public private(set) var urlErrorCode: URLError.Code?
+    /// `.tokenProviderFailed`: the error the app's provider threw, as it threw it, so that the
+    /// app can tell its own failures apart (not compared by `==`: errors need not be equatable).
+    public var providerError: (any Error)? { provider.error }
+    private var provider = ProviderFailure(error: nil)
     /// `.challengeUnanswered`: why the last attempt to answer the challenge failed (the
     /// provider's failure, the server's refusal of its token, the network), when one was made.
     public var underlying: VouchClientError? { cause?.error }
@@ -91,6 +107,12 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         let error: VouchClientError
         init(_ error: VouchClientError) { self.error = error }
         static func == (lhs: Cause, rhs: Cause) -> Bool { lhs.error == rhs.error }
+    }
+
+    /// Holds what the provider threw, outside the error's equality (`message` describes it).
+    private struct ProviderFailure: Sendable, Equatable {
+        let error: (any Error)?
+        static func == (lhs: Self, rhs: Self) -> Bool { true }
     }
 
     private init(_ kind: Kind) { self.kind = kind }
@@ -118,6 +140,17 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
 
     public static func tokenProviderFailed(message: String) -> Self { Self(.tokenProviderFailed, message: message) }
 
+    /// The provider threw `error`: kept as `providerError`, described in `message`.
+    public static func tokenProviderFailed(_ error: any Error) -> Self {
+        var failure = Self(.tokenProviderFailed, message: String(describing: error))
+        failure.provider = ProviderFailure(error: error)
+        return failure
+    }
+
+    public static func providerNotConfigured(message: String) -> Self { Self(.providerNotConfigured, message: message) }
+
+    public static let cancelled = Self(.cancelled)
+
     public static func tokenProviderTimedOut(seconds: Double) -> Self {
         var error = Self(.tokenProviderTimedOut)
         error.timeoutSeconds = seconds
@@ -126,7 +159,11 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
 
     public static let superseded = Self(.superseded)
 
-    public static func network(message: String) -> Self { Self(.network, message: message) }
+    public static func network(message: String, code: URLError.Code? = nil) -> Self {
+        var error = Self(.network, message: message)
+        error.urlErrorCode = code
+        return error
+    }
 
     public static func serverUnavailable(status: Int) -> Self {
         var error = Self(.serverUnavailable)
@@ -199,6 +236,10 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
             "The server answered HTTP \(status ?? 0)\(serverErrorID.map { " \($0)" } ?? "")\(message.map { ": \($0)" } ?? "")."
         case .invalidResponse:
             "The server's answer does not follow the Vouch protocol: \(message ?? "")."
+        case .providerNotConfigured:
+            "The client has no provider for this call: \(message ?? ""). Set it in VouchClient.Configuration."
+        case .cancelled:
+            "The task awaiting the call was cancelled."
         case .sessionNotAllowed:
             "The session is sent only to the Vouch server and to Configuration.sessionOrigins, over HTTPS (or to this device): "
                 + "not to \(message ?? "this origin"). Add the origin if it is your own service."
@@ -213,13 +254,13 @@ public struct IdentityTokenRejection: Sendable, Equatable {
     /// The reason when this version of the SDK knows it.
     public var knownReason: RejectionReason? { RejectionReason(rawValue: reason) }
     public var message: String
-    /// The server's clock when it refused the token (Unix seconds).
-    public var serverTime: Int64?
+    /// The server's clock when it refused the token.
+    public var serverTime: Date?
     /// `serverTime` minus this device's clock at the answer, in whole seconds; present for
     /// `eit_expired` and `eit_not_before`, where a wrong clock is the usual cause.
     public var clockSkewSeconds: Int64?
 
-    public init(reason: String, message: String, serverTime: Int64?, clockSkewSeconds: Int64?) {
+    public init(reason: String, message: String, serverTime: Date?, clockSkewSeconds: Int64?) {
         self.reason = reason
         self.message = message
         self.serverTime = serverTime

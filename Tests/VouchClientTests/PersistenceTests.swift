@@ -47,7 +47,7 @@ import VouchClient
         }
     }
 
-    @Test func aCorruptFileIsTreatedAsNoSessionAndReported() async throws {
+    @Test func aCorruptFileIsTreatedAsNoSessionReportedAndLeftUntilTheNextSignIn() async throws {
         try await TestBed.run { bed in
             let first = try bed.client(backend: bed.backend())
             try await first.connect(userID: "alice")
@@ -63,9 +63,14 @@ import VouchClient
                 return
             }
             #expect(reason.contains("corrupt"))
-            // Without a session no user's data may stay behind.
-            #expect(!FileManager.default.fileExists(atPath: container.path))
+            // Reading deletes nothing; the next sign-in replaces the file and removes every other
+            // user's data.
+            #expect(FileManager.default.fileExists(atPath: SessionFile(bed.scratch).url.path))
             #expect(try await second.requestAuthenticationNonce() != nil)
+            let third = try bed.client(backend: bed.backend())
+            try await third.connect(userID: "bob")
+            #expect(!FileManager.default.fileExists(atPath: container.path))
+            #expect(try await bed.client().authenticatedUser()?.userID == "bob")
         }
     }
 

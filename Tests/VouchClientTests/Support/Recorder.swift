@@ -3,25 +3,24 @@ import Synchronization
 import VouchClient
 import VouchTestSupport
 
-/// Collects a client's events from `events()` until `count` have arrived (or a generous deadline).
-struct EventRecorder: Sendable {
-    private let task: Task<[VouchClientEvent], Never>
+/// Collects a stream's elements until `count` have arrived (or a generous deadline).
+struct StreamRecorder<Element: Sendable>: Sendable {
+    private let task: Task<[Element], Never>
 
-    init(_ client: VouchClient, count: Int) {
-        let stream = client.events()
+    init(_ stream: AsyncStream<Element>, count: Int) {
         task = Task {
-            var seen: [VouchClientEvent] = []
-            for await event in stream {
-                seen.append(event)
+            var seen: [Element] = []
+            for await element in stream {
+                seen.append(element)
                 if seen.count == count { break }
             }
             return seen
         }
     }
 
-    func events(deadlineSeconds: Double = 120) async throws -> [VouchClientEvent] {
+    func values(deadlineSeconds: Double = 120) async throws -> [Element] {
         let task = self.task
-        return try await withThrowingTaskGroup(of: [VouchClientEvent]?.self) { group in
+        return try await withThrowingTaskGroup(of: [Element]?.self) { group in
             group.addTask { await task.value }
             group.addTask {
                 try await Task.sleep(for: .seconds(deadlineSeconds))
@@ -30,10 +29,25 @@ struct EventRecorder: Sendable {
             let first = try await group.next() ?? nil
             group.cancelAll()
             task.cancel()
-            guard let first else { throw TestFailure("the expected events did not arrive within \(deadlineSeconds) s") }
+            guard let first else { throw TestFailure("the expected \(Element.self) values did not arrive within \(deadlineSeconds) s") }
             return first
         }
     }
+}
+
+/// A client's events from `events()`.
+typealias EventRecorder = StreamRecorder<VouchClientEvent>
+/// A client's states from `states()`, the state it was in first.
+typealias StateRecorder = StreamRecorder<VouchClientState>
+
+extension StreamRecorder where Element == VouchClientEvent {
+    init(_ client: VouchClient, count: Int) { self.init(client.events(), count: count) }
+    func events(deadlineSeconds: Double = 120) async throws -> [VouchClientEvent] { try await values(deadlineSeconds: deadlineSeconds) }
+}
+
+extension StreamRecorder where Element == VouchClientState {
+    init(_ client: VouchClient, count: Int) { self.init(client.states(), count: count) }
+    func states(deadlineSeconds: Double = 120) async throws -> [VouchClientState] { try await values(deadlineSeconds: deadlineSeconds) }
 }
 
 /// A delegate that records what it is told, in order.
