@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where the client keeps the session between launches.
 ///
@@ -12,7 +13,28 @@ public protocol CredentialStore: Sendable {
     func save(_ data: Data) throws(CredentialStoreError)
     /// Removes the stored bytes; removing nothing is not an error.
     func remove() throws(CredentialStoreError)
+    /// Replaces the stored bytes with `new` (nil removes them) only if they are `expected` now,
+    /// as one step: two clients over one store cannot both win.
+    ///
+    /// - Returns: whether the bytes were replaced.
+    func replace(_ expected: Data?, with new: Data?) throws(CredentialStoreError) -> Bool
 }
+
+extension CredentialStore {
+    /// Load, compare and write under one lock of this process: atomic between the clients of
+    /// one app process. A store that other processes write too overrides it (as
+    /// `FileCredentialStore` does with a file lock).
+    public func replace(_ expected: Data?, with new: Data?) throws(CredentialStoreError) -> Bool {
+        try credentialStoreReplacement.withLock { _ throws(CredentialStoreError) -> Bool in
+            guard try load() == expected else { return false }
+            if let new { try save(new) } else { try remove() }
+            return true
+        }
+    }
+}
+
+/// Serialises `replace` of the stores that rely on the default implementation.
+private let credentialStoreReplacement = Mutex(())
 
 /// Why a credential store could not be used now. A struct, so that a case added later breaks no
 /// custom store: compare `kind` with the static members.

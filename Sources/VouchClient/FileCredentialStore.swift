@@ -58,6 +58,22 @@ public struct FileCredentialStore: CredentialStore {
         }
     }
 
+    /// Under an exclusive `flock` of a lock file beside the session: atomic between every
+    /// client over this directory, in this process or another.
+    public func replace(_ expected: Data?, with new: Data?) throws(CredentialStoreError) -> Bool {
+        let directory = fileURL.deletingLastPathComponent()
+        try PrivateDirectory.ensure(directory)
+        let lockPath = directory.appendingPathComponent(".session.lock").path
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unavailable("cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0 else { throw .unavailable("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        defer { flock(descriptor, LOCK_UN) }
+        guard try load() == expected else { return false }
+        if let new { try save(new) } else { try remove() }
+        return true
+    }
+
     public func remove() throws(CredentialStoreError) {
         guard unlink(fileURL.path) == 0 || errno == ENOENT else {
             throw .unavailable("cannot remove \(fileURL.path): \(String(cString: strerror(errno)))")

@@ -36,3 +36,16 @@ extension SessionOrigin {
         return (SessionOrigin(url)?.description ?? url.absoluteString) + path
     }
 }
+
+/// Where one app's sessions with one server live inside the storage directory (and the Keychain
+/// account they are kept under): two clients for different apps or servers never share a session
+/// file or a data container, whatever directory the app gives them.
+enum StorageNamespace {
+    /// `<app uuid>@<server key>`, the server key percent-encoded so that the name is one path
+    /// component and two different servers never share it.
+    static func name(appUUID: String, serverURL: URL) -> String {
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._")
+        let server = SessionOrigin.serverKey(serverURL).addingPercentEncoding(withAllowedCharacters: unreserved) ?? "server"
+        return "\(appUUID)@\(server)"
+    }
+}

@@ -35,8 +35,9 @@ struct StoredSession: Codable, Sendable, Equatable {
 /// What reading the credential store found.
 enum StoredSessionLoad: Sendable {
     case none
-    case session(StoredSession)
-    /// Present but unusable (corrupt, another app's or server's): treated as absent and
-    /// reported to the app through `VouchClientEvent.storedSessionDiscarded`.
-    case discarded(String)
+    /// A session, and the bytes it was read from.
+    case session(StoredSession, Data)
+    /// Present but unusable (corrupt, another app's or server's): treated as absent, left in
+    /// place, and reported to the app through `VouchClientEvent.storedSessionDiscarded`.
+    case discarded(String, Data)
 }

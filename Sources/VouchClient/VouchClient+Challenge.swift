@@ -87,7 +87,7 @@ extension VouchClient {
         let definitive = challenge.reason == .sessionRevoked || challenge.reason == .userSuspended
         session = nil
         generation &+= 1
-        try? store.remove()
+        unpersist()
         if definitive {
             retainedContainer = nil
             try? containers.removeAll()

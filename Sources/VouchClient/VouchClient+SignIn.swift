@@ -54,7 +54,12 @@ extension VouchClient {
         refresh = nil
         retainedContainer = nil
         var wipeFailure: CredentialStoreError?
-        do { try store.remove() } catch { wipeFailure = error }
+        do {
+            try store.remove()
+            storedBytes = nil
+        } catch {
+            wipeFailure = error
+        }
         do { try containers.removeAll() } catch { wipeFailure = wipeFailure ?? error }
         if wipeFailure == nil { loaded = true }
         publishState()

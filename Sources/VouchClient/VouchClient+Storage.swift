@@ -11,10 +11,13 @@ extension VouchClient {
         switch try readStore() {
         case .none:
             session = nil
-        case .session(let stored):
+            storedBytes = nil
+        case .session(let stored, let bytes):
             session = stored
-        case .discarded(let reason):
+            storedBytes = bytes
+        case .discarded(let reason, let bytes):
             session = nil
+            storedBytes = bytes
             hub.emit(.storedSessionDiscarded(reason: reason))
         }
         loaded = true
@@ -36,15 +39,15 @@ extension VouchClient {
         guard let stored = try? JSONDecoder().decode(StoredSession.self, from: data),
             stored.version == StoredSession.currentVersion
         else {
-            return .discarded("the stored session is corrupt")
+            return .discarded("the stored session is corrupt", data)
         }
         let server = URL(string: stored.server).map(SessionOrigin.serverKey)
         guard server == SessionOrigin.serverKey(serverURL), stored.appID == appID else {
-            return .discarded("the stored session belongs to another server or app")
+            return .discarded("the stored session belongs to another server or app", data)
         }
         // Not judged expired here: this device's clock may be off, and the server that decides answers
         // an expired session with a challenge that keeps the user's data for their next session.
-        return .session(stored)
+        return .session(stored, data)
     }
 
     /// Makes `response` the signed-in session: the user's container is prepared (every other
@@ -56,9 +59,19 @@ extension VouchClient {
         let stored = StoredSession(
             server: SessionOrigin.serverKey(serverURL), appID: appID, sessionToken: response.sessionToken,
             expiresAt: response.expiresAt, user: response.user, profile: profile, container: container)
+        let bytes: Data
         do {
+            bytes = try JSONEncoder().encode(stored)
             try containers.prepare(container)
-            try store.save(try JSONEncoder().encode(stored))
+            guard try store.replace(storedBytes, with: bytes) else {
+                // Another client over the same storage signed out or in since this one read it:
+                // its word stands, and this session goes.
+                endOnServer(response.sessionToken)
+                reloadAfterForeignChange()
+                throw VouchClientError.superseded
+            }
+        } catch let error as VouchClientError {
+            throw error
         } catch let error as CredentialStoreError {
             endOnServer(response.sessionToken)
             throw .credentialStoreUnavailable(message: error.description)
@@ -68,11 +81,25 @@ extension VouchClient {
         }
         retainedContainer = nil
         session = stored
+        storedBytes = bytes
         loaded = true
         generation &+= 1
         publishState()
         hub.emit(.didAuthenticate(response.user))
         return response.user
+    }
+
+    /// Forgets the stored session as this client's, unless another client has replaced it since.
+    func unpersist() {
+        if (try? store.replace(storedBytes, with: nil)) == true { storedBytes = nil }
+    }
+
+    /// Takes the store's word after another client changed it: reads it again (once readable).
+    private func reloadAfterForeignChange() {
+        loaded = false
+        session = nil
+        try? loadIfNeeded()
+        publishState()
     }
 
     /// Ends a session nobody will use (a sign-in overtaken by deauthentication or a switch), so

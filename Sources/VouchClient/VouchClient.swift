@@ -20,11 +20,15 @@ public actor VouchClient {
     public typealias RegistrationCredentialsProvider = @Sendable (_ userID: String) async throws -> String
 
     public struct Configuration: Sendable {
-        /// Where the session file (Linux) and the users' data containers live. Default: the
-        /// platform's application-support directory, `Vouch/<app uuid>`.
+        /// Where the session file (Linux) and the users' data containers live, each app and
+        /// server in a directory of its own inside it (`<app uuid>@<server>`), so that clients
+        /// for different apps or servers may share it. Default: the platform's
+        /// application-support directory, `Vouch`.
         public var storageDirectory: URL?
         /// Where the session is persisted. Default: the Keychain on Apple platforms, a private
-        /// file in `storageDirectory` elsewhere.
+        /// file in `storageDirectory` elsewhere, either under the app's and server's own name.
+        /// A store given here is this client's alone: a session it finds for another app or
+        /// server is left untouched (and not used) until a sign-in replaces it.
         public var credentialStore: (any CredentialStore)?
         /// With it, the client answers authentication challenges by itself and `connect(userID:)` works.
         public var identityTokenProvider: IdentityTokenProvider?
@@ -83,6 +87,10 @@ public actor VouchClient {
 
     var loaded: Bool
     var session: StoredSession?
+    /// The store's bytes as this client last read or wrote them: it changes the store only while
+    /// they are still there, so a second client over the same storage cannot bring back a
+    /// session the first signed out (nor sign out the user the first signed in).
+    var storedBytes: Data?
     var generation: UInt64 = 0
     var refresh: Refresh?
     /// After a challenge for a session that may come back (expired, unknown), the user's
@@ -104,16 +112,19 @@ public actor VouchClient {
         self.serverURL = serverURL
         self.appID = LayerID.app(uuid)
         self.configuration = configuration
-        let directory = configuration.storageDirectory ?? Self.defaultStorageDirectory(appUUID: uuid.uuidString.lowercased())
+        let namespace = StorageNamespace.name(appUUID: uuid.uuidString.lowercased(), serverURL: serverURL)
+        let directory = (configuration.storageDirectory ?? Self.defaultStorageDirectory())
+            .appendingPathComponent(namespace, isDirectory: true)
         self.containers = DataContainers(root: directory.appendingPathComponent("users", isDirectory: true))
-        let store = configuration.credentialStore ?? Self.defaultCredentialStore(directory: directory, appID: LayerID.app(uuid))
+        let store = configuration.credentialStore ?? Self.defaultCredentialStore(directory: directory, account: namespace)
         self.store = store
         // Read now, so that `currentState` is right for the app's first frame; an unreadable
         // store leaves it `unknown`, and the next call reads it again.
         loaded = false
         switch try? Self.readStore(store, serverURL: serverURL, appID: LayerID.app(uuid)) {
-        case .session(let stored):
+        case .session(let stored, let bytes):
             session = stored
+            storedBytes = bytes
             loaded = true
             stateHub.publish(.signedIn(stored.user))
         case .none?:
@@ -200,16 +211,16 @@ public actor VouchClient {
 
     nonisolated func url(_ path: String) -> URL { serverURL.appendingPathComponent(path) }
 
-    static func defaultStorageDirectory(appUUID: String) -> URL {
+    static func defaultStorageDirectory() -> URL {
         let base =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
-        return base.appendingPathComponent("Vouch", isDirectory: true).appendingPathComponent(appUUID, isDirectory: true)
+        return base.appendingPathComponent("Vouch", isDirectory: true)
     }
 
-    static func defaultCredentialStore(directory: URL, appID: String) -> any CredentialStore {
+    static func defaultCredentialStore(directory: URL, account: String) -> any CredentialStore {
         #if canImport(Security)
-            return KeychainCredentialStore(account: appID)
+            return KeychainCredentialStore(account: account)
         #else
             return FileCredentialStore(directory: directory)
         #endif
