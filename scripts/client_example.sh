@@ -53,4 +53,6 @@ wait_for "http://127.0.0.1:$IDP_PORT/"
 grep -q "after revocation the server says: alice" example.log
 grep -q "switched to bob - the server says: bob" example.log
 grep -q "signed out: confirmed" example.log
+grep -q "state: re-authenticating alice" example.log
+grep -q "state: signed in as bob" example.log
 echo "client example: OK"

@@ -75,6 +75,12 @@ func run() async throws {
             identityTokenProvider: { userID, nonce in
                 try await identityToken(backend: backend, appID: appID, userID: userID, nonce: nonce)
             }))
+    // The state a UI draws from: the current one first, then every change. A challenge the
+    // client answers is "re-authenticating", never a sign-out.
+    print("state at launch:", describe(client.currentState))
+    let states = Task {
+        for await state in client.states() { print("state:", describe(state)) }
+    }
     let events = Task {
         for await event in client.events() {
             // Event kinds only: a nonce or a token is never worth a log line.
@@ -108,6 +114,18 @@ func run() async throws {
     // 5. Sign out: server session ended, local session and data container gone.
     print("signed out:", try await client.deauthenticate())
     events.cancel()
+    states.cancel()
+}
+
+/// A state in words, without anything secret in it.
+func describe(_ state: VouchClientState) -> String {
+    switch state {
+    case .unknown: "unknown (the stored session could not be read yet)"
+    case .signedOut: "signed out"
+    case .signingIn(let userID): "signing in \(userID)"
+    case .signedIn(let user): "signed in as \(user.userID)"
+    case .reauthenticating(let user): "re-authenticating \(user.userID)"
+    }
 }
 
 do {

@@ -76,6 +76,29 @@ import VouchTestSupport
     }
 }
 
+/// The `@Observable` model follows the client, from its current state on.
+@Suite struct ModelTests {
+    @MainActor @Test func theModelFollowsTheClientsState() async throws {
+        try await TestBed.run { bed in
+            let client = try bed.client(backend: bed.backend())
+            let model = await VouchClientModel(client: client)
+            #expect(await model.state == .signedOut)
+            let alice = try await client.connect(userID: "alice")
+            try await Self.until { await model.user == alice }
+            try await client.deauthenticate()
+            try await Self.until { await model.state == .signedOut }
+        }
+    }
+
+    static func until(_ condition: @Sendable () async -> Bool) async throws {
+        for _ in 0..<600 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("the model did not follow within 6 s")
+    }
+}
+
 /// Errors keep their cause: the provider's own error, URLSession's code, a missing provider as
 /// a configuration error.
 @Suite struct ErrorCauseTests {
