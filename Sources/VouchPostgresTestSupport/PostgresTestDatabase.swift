@@ -15,7 +15,7 @@ public enum PostgresTestDatabase {
     public static let environmentVariable = "VOUCH_TEST_DATABASE_URL"
 
     /// The server URL, if one is configured (and parses).
-    public static let serverURL: PostgresDatabaseURL? = {
+    static let serverURL: PostgresDatabaseURL? = {
         guard let text = ProcessInfo.processInfo.environment[environmentVariable], !text.isEmpty else { return nil }
         return try? PostgresDatabaseURL(text)
     }()
@@ -47,7 +47,7 @@ public enum PostgresTestDatabase {
     }
 
     /// Runs one statement on the server's own database over a connection of its own.
-    public static func administer(_ server: PostgresDatabaseURL, _ sql: String) async throws {
+    static func administer(_ server: PostgresDatabaseURL, _ sql: String) async throws {
         let tls: PostgresConnection.Configuration.TLS =
             server.tlsMode == .disable
             ? .disable : .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
@@ -68,7 +68,7 @@ public enum PostgresTestDatabase {
     }
 }
 
-public struct PostgresTestDatabaseError: Error, CustomStringConvertible {
+struct PostgresTestDatabaseError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
 }

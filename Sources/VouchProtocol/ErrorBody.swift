@@ -59,7 +59,7 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
     }
 
     /// The documentation anchor each error's `url` points at.
-    public var documentationURL: String { "https://vouch.dev/docs/errors#\(rawValue)" }
+    var documentationURL: String { "https://vouch.dev/docs/errors#\(rawValue)" }
 }
 
 /// Every error response's body (Layer's shape): `{"id", "code", "message", "url", "data"}`.

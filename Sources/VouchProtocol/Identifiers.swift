@@ -6,10 +6,10 @@ import VouchSupport
 /// Output is always the canonical, lower-case URI; input also accepts the bare UUID in any case,
 /// because operators paste ids from dashboards and logs in whatever form they found them.
 public enum LayerID {
-    public static let appPrefix = "layer:///apps/"
-    public static let providerPrefix = "layer:///providers/"
+    static let appPrefix = "layer:///apps/"
+    static let providerPrefix = "layer:///providers/"
     public static let keyPrefix = "layer:///keys/"
-    public static let identityPrefix = "layer:///identities/"
+    static let identityPrefix = "layer:///identities/"
 
     public static func app(_ id: UUID) -> String { appPrefix + id.lowercased }
     public static func provider(_ id: UUID) -> String { providerPrefix + id.lowercased }

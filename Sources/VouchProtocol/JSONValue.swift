@@ -83,7 +83,7 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
         return value == .min ? nil : -value
     }
 
-    public var doubleValue: Double? { Double(literal) }
+    var doubleValue: Double? { Double(literal) }
 
     public var description: String { literal }
 }

@@ -13,15 +13,15 @@ import Foundation
 /// (docs/PERFORMANCE.md, "The request path"). Keeping up to `defaultThreshold` free per heap
 /// instead costs at most that much resident memory per heap, memory the process had in use a
 /// moment before. `vouch serve` applies it at start.
-public enum HeapTrimming {
-    public static let defaultThreshold = 32 * 1024 * 1024
+package enum HeapTrimming {
+    package static let defaultThreshold = 32 * 1024 * 1024
     /// glibc's own setting: when an operator sets it, it wins.
-    public static let environmentVariable = "MALLOC_TRIM_THRESHOLD_"
+    package static let environmentVariable = "MALLOC_TRIM_THRESHOLD_"
 
     /// Applies `defaultThreshold` unless the environment already chose one. Returns the threshold
     /// applied, or `nil` when nothing was changed (another C library, or the operator's choice).
     @discardableResult
-    public static func apply(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
+    package static func apply(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
         guard environment[environmentVariable] == nil else { return nil }
         #if canImport(Glibc)
             // `mallopt` is declared in <malloc.h>, which the Glibc module does not map: found by name,

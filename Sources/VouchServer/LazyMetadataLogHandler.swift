@@ -7,18 +7,18 @@ import Logging
 /// is ever logged at the level the server runs at: a microsecond of every request for lines that
 /// are never written. This handler keeps the metadata as it is and hands it to an inner
 /// `StreamLogHandler` with each line, so the output is the same, character for character.
-public struct LazyMetadataLogHandler: LogHandler {
+package struct LazyMetadataLogHandler: LogHandler {
     private var inner: StreamLogHandler
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { inner.logLevel }
         set { inner.logLevel = newValue }
     }
 
     /// - Parameter inner: where lines go; its own metadata and provider are not used.
-    public init(_ inner: StreamLogHandler) {
+    package init(_ inner: StreamLogHandler) {
         var inner = inner
         metadataProvider = inner.metadataProvider
         inner.metadataProvider = nil
@@ -26,18 +26,18 @@ public struct LazyMetadataLogHandler: LogHandler {
         self.inner = inner
     }
 
-    public static func standardError(label: String) -> LazyMetadataLogHandler {
+    package static func standardError(label: String) -> LazyMetadataLogHandler {
         LazyMetadataLogHandler(StreamLogHandler.standardError(label: label))
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// The handler's metadata, then the provider's, then the line's own: the precedence
     /// `StreamLogHandler` gives them.
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var event = event
         let provided = metadataProvider?.get() ?? [:]
         if !metadata.isEmpty || !provided.isEmpty {

@@ -11,8 +11,8 @@
 /// system call per eight bytes (the kernel's CSPRNG state set up each time): four per session
 /// token and four per nonce, where one does. `arc4random_buf` on Apple platforms, which is their
 /// CSPRNG and makes no system call.
-public enum SecureRandom {
-    public static func bytes(_ count: Int) -> [UInt8] {
+package enum SecureRandom {
+    package static func bytes(_ count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             fill(UnsafeMutableRawBufferPointer(buffer))
             initialized = count
@@ -20,7 +20,7 @@ public enum SecureRandom {
     }
 
     /// Fills `buffer` entirely.
-    public static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+    static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         #if canImport(Glibc)
             var filled = 0
             while filled < buffer.count, let base = buffer.baseAddress {

@@ -31,17 +31,17 @@ public struct ServerConfiguration: Sendable {
     /// graceful shutdown, and before `GET /admin/audit` answers).
     public var auditFlushIntervalSeconds: Int64 = 10
 
-    public static let portRange = 0...65_535
+    static let portRange = 0...65_535
     /// 0 turns rate limiting off.
-    public static let rateLimitRange = 0...1_000_000
-    public static let leewaySecondsRange: ClosedRange<Int64> = 0...3600
-    public static let purgeIntervalSecondsRange: ClosedRange<Int64> = 1...86_400
+    static let rateLimitRange = 0...1_000_000
+    static let leewaySecondsRange: ClosedRange<Int64> = 0...3600
+    static let purgeIntervalSecondsRange: ClosedRange<Int64> = 1...86_400
     /// At most a year: an expired session's row is kept no longer.
-    public static let expiredSessionGraceSecondsRange: ClosedRange<Int64> = 0...31_536_000
+    static let expiredSessionGraceSecondsRange: ClosedRange<Int64> = 0...31_536_000
     /// The accepted `auditRetentionDays`: at least a day, at most ten years.
-    public static let auditRetentionDaysRange: ClosedRange<Int64> = 1...3650
+    static let auditRetentionDaysRange: ClosedRange<Int64> = 1...3650
     /// The accepted `auditFlushIntervalSeconds`.
-    public static let auditFlushIntervalRange: ClosedRange<Int64> = 1...3600
+    static let auditFlushIntervalRange: ClosedRange<Int64> = 1...3600
 
     /// Every field within its range; the connection limits' too.
     public func validate() throws(ConfigurationError) {

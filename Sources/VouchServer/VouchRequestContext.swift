@@ -11,7 +11,7 @@ public struct VouchRequestContext: RequestContext {
     /// take for nothing.
     private let channel: any Channel
     /// Set by the admin area's authentication middleware, and by nothing else.
-    public internal(set) var adminPrincipal: AdminPrincipal?
+    var adminPrincipal: AdminPrincipal?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -36,8 +36,8 @@ public struct VouchRequestContext: RequestContext {
 }
 
 /// Sizes every request is held to.
-public enum RequestLimits {
-    public static let maximumBodySize = 64 * 1024
+enum RequestLimits {
+    static let maximumBodySize = 64 * 1024
     /// Session tokens are 43 characters; anything much longer cannot be one and is not hashed.
     static let maximumSessionTokenLength = 512
     static let maximumNameBytes = 128

@@ -62,7 +62,7 @@ public struct PostgresDatabaseURL: Sendable, CustomStringConvertible {
     }
 
     /// The URL with the password replaced by `***`: the only form that may be printed.
-    public var redacted: String {
+    var redacted: String {
         let credentials = password == nil ? username : "\(username):***"
         return "postgres://\(credentials)@\(host):\(port)/\(database)?sslmode=\(tlsMode.rawValue)"
     }

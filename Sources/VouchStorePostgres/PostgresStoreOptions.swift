@@ -11,8 +11,8 @@ public struct PostgresStoreOptions: Sendable {
     /// gets its 503 instead of hanging while the database is down.
     public var timeout: Duration
 
-    public static let poolSizeRange = 1...1000
-    public static let timeoutSecondsRange: ClosedRange<Int64> = 1...300
+    static let poolSizeRange = 1...1000
+    static let timeoutSecondsRange: ClosedRange<Int64> = 1...300
 
     public func validate() throws(ConfigurationError) {
         try ConfigurationError.check(poolSize, in: Self.poolSizeRange, "poolSize")

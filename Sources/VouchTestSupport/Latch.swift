@@ -10,7 +10,7 @@ public final class Latch: Sendable {
     }
 
     /// `wait(seconds:)` ran out before `open`.
-    public struct NotOpened: Error, CustomStringConvertible {
+    struct NotOpened: Error, CustomStringConvertible {
         public let seconds: Double
         public var description: String { "not signalled within \(seconds) s" }
     }

@@ -6,7 +6,7 @@ import VouchProtocol
 public struct CompactJWS: Sendable {
     /// Tokens above this size are refused before any parsing, so that no input costs more than a
     /// bounded amount of work.
-    public static let maximumSize = 8 * 1024
+    static let maximumSize = 8 * 1024
 
     public let header: JSONMembers
     public let claims: JSONMembers

@@ -59,8 +59,8 @@ public struct PublicKeyInfo: Sendable {
         }
     }
 
-    public static let minimumBits = RS256.minimumKeySize
-    public static let maximumBits = 8192
+    static let minimumBits = RS256.minimumKeySize
+    static let maximumBits = 8192
 
     public let key: _RSA.Signing.PublicKey
     /// SubjectPublicKeyInfo PEM, normalised whatever spelling was uploaded.

@@ -7,7 +7,7 @@ import _CryptoExtras
 /// run through the same code path as real tokens.
 public enum RS256 {
     /// The smallest RSA modulus a key may have.
-    public static let minimumKeySize = 2048
+    static let minimumKeySize = 2048
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `message`.
     public static func isValid(signature: [UInt8], for message: [UInt8], publicKey: _RSA.Signing.PublicKey) -> Bool {

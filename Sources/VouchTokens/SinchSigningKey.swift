@@ -8,7 +8,7 @@ import VouchSupport
 /// window), while the application secret itself never leaves the app's backend and the server.
 public enum SinchSigningKey {
     /// The `kid` prefix that names this derivation.
-    public static let kidPrefix = "hkdfv1-"
+    static let kidPrefix = "hkdfv1-"
 
     public static func derive(secret: [UInt8], date: CivilDate) -> SymmetricKey {
         let code = HMAC<SHA256>.authenticationCode(for: Array(date.compact.utf8), using: SymmetricKey(data: secret))

@@ -35,7 +35,7 @@ public enum TokenProfile: String, Sendable, Codable, Equatable {
     }
 
     /// The claim that names the user (#15, #23).
-    public var userClaim: String {
+    var userClaim: String {
         switch self {
         case .layer: "prn"
         case .sinch: "sub"

@@ -21,18 +21,18 @@ public struct ConnectionLimits: Sendable, Equatable {
     }
 
     /// The request target (path and query) may be at most this long: longer is 414.
-    public static let maximumURIBytes = 8 * 1024
+    static let maximumURIBytes = 8 * 1024
     /// A header's name, and apart from it its value, may each be at most this long: longer is 431.
     /// NIO's decoder holds the target and every name and value to one per-field limit.
-    public static let maximumHeaderFieldBytes = maximumURIBytes
+    static let maximumHeaderFieldBytes = maximumURIBytes
     /// The target, the header names and their values together (not counting the method, the
     /// version, the colons and the line ends) may be at most this long: longer is 431.
-    public static let maximumHeaderBytes = 32 * 1024
+    static let maximumHeaderBytes = 32 * 1024
     /// At most this many header lines: more is 431.
-    public static let maximumHeaderCount = 100
+    static let maximumHeaderCount = 100
 
     /// The range either timeout accepts.
-    public static let timeoutRange: ClosedRange<Int64> = 1...3600
+    static let timeoutRange: ClosedRange<Int64> = 1...3600
 
     public func validate() throws(ConfigurationError) {
         try ConfigurationError.check(idleTimeoutSeconds, in: Self.timeoutRange, "connectionLimits.idleTimeoutSeconds", unit: " seconds")

@@ -10,10 +10,10 @@ import VouchStore
 ///
 /// Labels are bounded: a route *pattern* (never a path with ids), an HTTP method, a status, a
 /// sign-in outcome and a §5.4 reason or error id. Nothing a client sends becomes a label verbatim.
-public struct ServerMetrics: Sendable {
+struct ServerMetrics: Sendable {
     /// The counters and the gauge. The duration histograms are not in it: `GET /metrics`
     /// (`exposition()`) writes them after it, so a registry emitted on its own lacks them.
-    public let registry: PrometheusCollectorRegistry
+    let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     /// The two duration histograms, kept outside the registry (`LatencyHistogram`: no lock a
     /// value) and written after it by `exposition()`.
@@ -25,7 +25,7 @@ public struct ServerMetrics: Sendable {
     /// labels built an array and hashed two strings every sign-in.
     private let acceptedSignIns: CoreMetrics.Counter
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         let factory = PrometheusMetricsFactory(registry: registry)
         self.factory = factory

@@ -12,7 +12,7 @@ enum SignInOutcome: Sendable {
 }
 
 /// The client API's use cases (PROTOCOL §3), independent of HTTP: the routes only translate.
-public struct Authenticator: Sendable {
+struct Authenticator: Sendable {
     /// A session that passed every check of an authenticated request.
     struct AuthenticatedSession: Sendable {
         let session: SessionRecord

@@ -13,9 +13,9 @@ extension SQLiteStore {
         /// sign-ins (`CatalogueCache`) and the writer's users (`WriterUserCache`) included.
         public var sessionCacheCapacity: Int
 
-        public static let groupCommitWaitRange: ClosedRange<Duration> = .zero ... .microseconds(10_000)
-        public static let groupCommitEnoughRange = 1...10_000
-        public static let sessionCacheCapacityRange = 0...1_000_000
+        static let groupCommitWaitRange: ClosedRange<Duration> = .zero ... .microseconds(10_000)
+        static let groupCommitEnoughRange = 1...10_000
+        static let sessionCacheCapacityRange = 0...1_000_000
 
         public init(
             readConnection: SQLiteReadConnection = .inline, groupGathering: GroupGathering = .standard,
