@@ -29,7 +29,7 @@ struct SinchPolicy {
         // the first finding is the one `.firstOnly` would have stopped at.
         var findings = Findings(mode: .all)
         try? headerRules.check(jws.header, &findings)
-        try? checkKIDForm(jws, &findings)
+        _ = try? checkKIDForm(jws, &findings)
         plan.applicationKey = try? applicationKey(jws, &findings)
         plan.settled = findings.ordered.first
         plan.registrationNonce = jws.claims["nonce"]?.stringValue
