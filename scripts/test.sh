@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command of the README's quick start: checks the formatting (.swift-format), builds
 # everything once and the DocC catalogues without warnings, runs the README's
-# end-to-end walkthrough against the built binary, then every test suite from that build, then
+# end-to-end walkthrough against the built binary, the client example, an app that links only the
+# SDK (it must resolve no other package), then every test suite from that build, then
 # the dashboard in a real browser (Chromium + selenium), then the OpenAPI document against the
 # running servers (schemathesis); each of the last two skipped without its tools, failed in CI.
 set -euo pipefail
@@ -13,6 +14,7 @@ bash scripts/docs.sh
 python3 scripts/check_walkthrough.py
 bash scripts/walkthrough.sh .build/debug/vouch
 bash scripts/client_example.sh .build/debug
+bash scripts/sdk_package.sh
 swift test --skip-build
 python3 Tests/browser/test_dashboard.py .build/debug/vouch
 bash scripts/schemathesis.sh .build/debug/vouch
