@@ -1,3 +1,3 @@
-/// The wire types the client's API speaks (`Identity`, `ChallengeReason`, `CurrentUserResponse`,
+/// The wire types the client's API speaks (`Identity`, `ChallengeReason`,
 /// `RejectionReason`), so that an app needs one import.
 @_exported import VouchProtocol

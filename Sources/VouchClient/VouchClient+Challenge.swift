@@ -35,11 +35,11 @@ extension VouchClient {
     }
 
     /// `GET /users/me`: the signed-in user and their session as the server sees them.
-    public func currentUserFromServer() async throws(VouchClientError) -> CurrentUserResponse {
+    public func currentUserFromServer() async throws(VouchClientError) -> CurrentUser {
         let answer = try await perform(HTTPTransport.jsonRequest(url("users/me"), method: "GET", body: Optional<String>.none))
         guard answer.status == 200 else { throw HTTPTransport.failure(answer) }
-        guard let me = try? JSONDecoder().decode(CurrentUserResponse.self, from: answer.body) else {
-            throw .invalidResponse(message: "GET /users/me answered 200 without a user")
+        guard let response = try? JSONDecoder().decode(CurrentUserResponse.self, from: answer.body), let me = CurrentUser(response) else {
+            throw .invalidResponse(message: "GET /users/me answered 200 without a user and their session's times")
         }
         return me
     }

@@ -41,14 +41,14 @@ import VouchTestSupport
 
             // The first request is challenged; its answer is held in the provider while the
             // network goes away and nineteen more requests arrive.
-            let first = Task { () async -> Result<CurrentUserResponse, VouchClientError> in
+            let first = Task { () async -> Result<CurrentUser, VouchClientError> in
                 do throws(VouchClientError) { return .success(try await client.currentUserFromServer()) } catch { return .failure(error) }
             }
             try await entered.wait()
             proxy.setOffline(true)
             let before = proxy.connectionCount
             let others = Task {
-                await withTaskGroup(of: Result<CurrentUserResponse, VouchClientError>.self) { group in
+                await withTaskGroup(of: Result<CurrentUser, VouchClientError>.self) { group in
                     for _ in 0..<19 {
                         group.addTask {
                             do throws(VouchClientError) { return .success(try await client.currentUserFromServer()) } catch { return .failure(error) }

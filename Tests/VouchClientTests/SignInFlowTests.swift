@@ -113,4 +113,16 @@ import VouchClient
             #expect(try await bed.serverStatus(ofSession: token) == 200)
         }
     }
+
+    /// Times in the SDK's public types are `Date`s, parsed from the server's RFC 3339.
+    @Test func theServersViewOfTheSessionHasDates() async throws {
+        try await TestBed.run { bed in
+            let client = try bed.client(backend: bed.backend())
+            try await client.connect(userID: "alice")
+            let me = try await client.currentUserFromServer()
+            #expect(me.user.userID == "alice")
+            #expect(abs(me.sessionCreatedAt.timeIntervalSinceNow) < 600)
+            #expect(me.sessionExpiresAt > me.sessionCreatedAt)
+        }
+    }
 }

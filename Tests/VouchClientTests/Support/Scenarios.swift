@@ -24,7 +24,7 @@ extension TestBed {
     /// A request on alice's revoked session whose challenge answer is held inside the provider
     /// until `gate` opens: a refresh in flight, for the racing tests.
     struct RefreshInFlight {
-        let request: Task<CurrentUserResponse, any Error>
+        let request: Task<CurrentUser, any Error>
         let gate: Latch
     }
 
