@@ -5,14 +5,17 @@ import VouchProtocol
 /// What happened to the client's authentication, in the order it happened.
 public enum VouchClientEvent: Sendable, Equatable {
     /// The server challenged the session (LayerKit's `didReceiveAuthenticationChallengeWithNonce`).
-    /// The client is already deauthenticated when this arrives; with an identity-token provider it
-    /// answers by itself, otherwise the app signs in again with `nonce`.
+    /// The session is over when this arrives. With a provider the client answers by itself (the
+    /// state is `reauthenticating` meanwhile) and `didAuthenticate` follows, or `didDeauthenticate`
+    /// if it fails; without one `didDeauthenticate` follows at once and the app signs in again
+    /// with `nonce`.
     case authenticationChallenge(nonce: String, reason: ChallengeReason)
     /// A user is now authenticated (after a sign-in, an automatic answer to a challenge, or a
     /// session restored from the store).
     case didAuthenticate(Identity)
-    /// The user is no longer authenticated and their local data container is gone (or, after a
-    /// challenge for an expired session, kept for their return).
+    /// The user is signed out (by `deauthenticate()`, or after a challenge that could not be
+    /// answered) and their local data container is gone (or, after a challenge for an expired
+    /// session, kept for their return). Never sent during a silent re-authentication.
     case didDeauthenticate(userID: String)
     /// A stored session could not be used (corrupt, for another app or server) and was dropped.
     case storedSessionDiscarded(reason: String)
