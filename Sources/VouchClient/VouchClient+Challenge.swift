@@ -87,10 +87,11 @@ extension VouchClient {
         let definitive = challenge.reason == .sessionRevoked || challenge.reason == .userSuspended
         session = nil
         generation &+= 1
-        unpersist()
+        // Data goes only while no other client over this storage has signed someone in since.
+        let storeIsFree = unpersist()
         if definitive {
             retainedContainer = nil
-            try? containers.removeAll()
+            if storeIsFree { try? containers.removeAll() }
         } else {
             retainedContainer = (challenged.user.userID, challenged.container)
         }

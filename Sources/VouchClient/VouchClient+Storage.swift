@@ -62,10 +62,10 @@ extension VouchClient {
         let bytes: Data
         do {
             bytes = try JSONEncoder().encode(stored)
-            try containers.prepare(container)
+            // Persisted first, and only over what this client last saw: another client over the
+            // same storage that signed out or in since has the last word, and its user's data
+            // container must not be touched.
             guard try store.replace(storedBytes, with: bytes) else {
-                // Another client over the same storage signed out or in since this one read it:
-                // its word stands, and this session goes.
                 endOnServer(response.sessionToken)
                 reloadAfterForeignChange()
                 throw VouchClientError.superseded
@@ -79,6 +79,14 @@ extension VouchClient {
             endOnServer(response.sessionToken)
             throw .credentialStoreUnavailable(message: "the session could not be encoded")
         }
+        do {
+            try containers.prepare(container)
+        } catch {
+            // Without its container the session is not installed: the store goes back to what it held.
+            if (try? store.replace(bytes, with: storedBytes)) != true { storedBytes = bytes }
+            endOnServer(response.sessionToken)
+            throw .credentialStoreUnavailable(message: error.description)
+        }
         retainedContainer = nil
         session = stored
         storedBytes = bytes
@@ -90,8 +98,16 @@ extension VouchClient {
     }
 
     /// Forgets the stored session as this client's, unless another client has replaced it since.
-    func unpersist() {
-        if (try? store.replace(storedBytes, with: nil)) == true { storedBytes = nil }
+    ///
+    /// - Returns: whether the store holds no session now (false while another client's session
+    ///   is there, or the store cannot be read).
+    @discardableResult
+    func unpersist() -> Bool {
+        if (try? store.replace(storedBytes, with: nil)) == true {
+            storedBytes = nil
+            return true
+        }
+        do { return try store.load() == nil } catch { return false }
     }
 
     /// Takes the store's word after another client changed it: reads it again (once readable).

@@ -36,11 +36,15 @@ import VouchTestSupport
             let backend = bed.backend()
             let first = try bed.client(backend: backend)
             try await first.connect(userID: "alice")
-            let second = try bed.client()  // no provider: it cannot answer a challenge
+            let second = try bed.client(backend: backend)
             try await first.deauthenticate()
             try await first.connect(userID: "bob")
+            let bobsData = try await first.dataContainer()
+            // B's session is over; B answers the challenge for alice, and must step aside.
             await #expect(throws: VouchClientError.self) { try await second.currentUserFromServer() }
+            #expect(second.currentUser?.userID == "bob", "B takes the store's word")
             #expect(try bed.client().currentUser?.userID == "bob")
+            #expect(FileManager.default.fileExists(atPath: bobsData.path), "bob's data survives B's answer")
         }
     }
 
