@@ -190,11 +190,13 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func openSQLite(url: String?, dataDirectory: DataDirectory, logger: Logger) async throws -> SQLiteStore {
-        var path = try dataDirectory.sqliteDatabasePath()
+        let path: String
         if let url, !url.isEmpty {
             let prefix = "sqlite://"
             guard url.hasPrefix(prefix) else { throw CLIError("--database must be postgres://… or sqlite://PATH (or omitted)") }
             path = String(url.dropFirst(prefix.count))
+        } else {
+            path = try dataDirectory.sqliteDatabasePath()
         }
         do {
             return try await SQLiteStore.open(path: path, configuration: sqliteConfiguration, logger: logger)
