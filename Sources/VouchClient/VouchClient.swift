@@ -130,7 +130,10 @@ public actor VouchClient {
         case .none?:
             loaded = true
             stateHub.publish(.signedOut)
-        case .discarded?, nil:
+        case .discarded?:
+            // Signed out; the first call reads it again and reports the discarded session.
+            stateHub.publish(.signedOut)
+        case nil:
             break
         }
         self.transport = HTTPTransport(configuration: .ephemeral, requestTimeout: configuration.requestTimeoutSeconds)

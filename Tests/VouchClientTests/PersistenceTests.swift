@@ -55,6 +55,7 @@ import VouchClient
             try Data("{\"session_token\": ".utf8).write(to: SessionFile(bed.scratch).url)
 
             let second = try bed.client()
+            #expect(second.currentState == .signedOut)
             let recorder = EventRecorder(second, count: 1)
             #expect(try await second.authenticatedUser() == nil)
             let events = try await recorder.events()
@@ -88,6 +89,7 @@ import VouchClient
             }
 
             let second = try bed.client()
+            #expect(second.currentState == .unknown, "neither signed in nor signed out")
             do {
                 _ = try await second.authenticatedUser()
                 Issue.record("an unreadable store was taken for a signed-out user")
