@@ -37,13 +37,22 @@ struct LayerPolicy {
         plan.userID = text("prn")
     }
 
-    func evaluate(_ facts: VerificationFacts, findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
-        // #5–#7
-        try Self.headerRules.check(jws.header, &findings)
+    /// - Parameter clearedPlan: the token's plan when it broke none of #1–#8 (the verdict): those
+    ///   rules are not run again, and the key id is the plan's. Nil for a diagnosis, which reports
+    ///   every rule.
+    func evaluate(_ facts: VerificationFacts, clearedPlan: TokenPlan?, findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
+        let keyID: UUID?
+        if let clearedPlan {
+            keyID = clearedPlan.keyID
+        } else {
+            // #5–#7, and #8: the form of `kid`.
+            try Self.headerRules.check(jws.header, &findings)
+            keyID = try jws.header["kid"]?.stringValue.flatMap { kid throws(Findings.Stop) in try Self.resolveKeyID(kid, &findings) }
+        }
 
-        // #8–#11: the key named in `kid`.
+        // #9–#11: the key named in `kid`.
         var key: LayerVerificationKey?
-        if let kid = jws.header["kid"]?.stringValue, let keyID = try Self.resolveKeyID(kid, &findings) {
+        if let keyID {
             key = facts.layerKey.flatMap { $0.id == keyID ? $0 : nil }
             switch key?.status {
             case nil: try findings.add(.keyNotFound, param: "kid")

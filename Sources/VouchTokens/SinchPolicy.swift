@@ -29,7 +29,7 @@ struct SinchPolicy {
         // the first finding is the one `.firstOnly` would have stopped at.
         var findings = Findings(mode: .all)
         try? headerRules.check(jws.header, &findings)
-        _ = try? checkKIDForm(jws, &findings)
+        plan.sinchKeyDate = try? checkKIDForm(jws, &findings)
         plan.applicationKey = try? applicationKey(jws, &findings)
         plan.settled = findings.ordered.first
         plan.registrationNonce = jws.claims["nonce"]?.stringValue
@@ -38,18 +38,31 @@ struct SinchPolicy {
         }
     }
 
-    /// - Parameter plannedUserID: the user id `plan` derived from the same claims by the same
-    ///   rule, when it found a valid one: there is then nothing to derive again.
-    func evaluate(_ facts: VerificationFacts, plannedUserID: String?, findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
-        // #5–#7 (`typ` is optional here, but must name a JWT when present)
-        try Self.headerRules.check(jws.header, &findings)
-
-        // #8: the profile was chosen because `kid` starts with `hkdfv1-`; the rest must be a date.
-        let kidDate = try Self.checkKIDForm(jws, &findings)
+    /// - Parameters:
+    ///   - plannedUserID: the user id `plan` derived from the same claims by the same rule, when
+    ///     it found a valid one: there is then nothing to derive again.
+    ///   - clearedPlan: the token's plan when it broke none of #1–#8 (the verdict): those rules
+    ///     are not run again, and the `kid` date and application key are the plan's. Nil for a
+    ///     diagnosis, which reports every rule.
+    func evaluate(
+        _ facts: VerificationFacts, plannedUserID: String?, clearedPlan: TokenPlan?, findings: inout Findings
+    ) throws(Findings.Stop) -> VerifiedToken? {
+        let kidDate: CivilDate?
+        let applicationKey: UUID?
+        if let clearedPlan {
+            kidDate = clearedPlan.sinchKeyDate
+            applicationKey = clearedPlan.applicationKey
+        } else {
+            // #5–#7 (`typ` is optional here, but must name a JWT when present)
+            try Self.headerRules.check(jws.header, &findings)
+            // #8: the profile was chosen because `kid` starts with `hkdfv1-`; the rest must be a date.
+            kidDate = try Self.checkKIDForm(jws, &findings)
+            applicationKey = try Self.applicationKey(jws, &findings)
+        }
 
         // #9: the secret named by `iss`, and a `kid` date the server accepts.
         var secret: RegistrationSecret?
-        if let applicationKey = try Self.applicationKey(jws, &findings) {
+        if let applicationKey {
             secret = facts.registrationSecret.flatMap { $0.applicationKey == applicationKey ? $0 : nil }
             if secret == nil { try findings.add(.keyNotFound, claim: "iss", hint: "unknown application key") }
         }

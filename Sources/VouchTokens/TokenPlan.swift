@@ -26,6 +26,9 @@ public struct TokenPlan: Sendable {
     /// The first rule the token breaks that needs no look-up, when it breaks one.
     public internal(set) var settled: TokenRejection?
 
+    /// Sinch: the date in `kid` (#8), when well-formed.
+    var sinchKeyDate: CivilDate?
+
     /// The decoded token, `nil` when it breaks a structural rule (#1–#4, then `settled`).
     let jws: CompactJWS?
 

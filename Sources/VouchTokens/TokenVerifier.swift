@@ -45,7 +45,7 @@ public struct TokenVerifier: Sendable {
         guard let jws = plan.jws else { return .rejected(TokenRejection(.wrongJWSPartCount)) }
         var findings = Findings(mode: .firstOnly)
         do throws(Findings.Stop) {
-            if let verified = try evaluate(jws, plan: plan, facts: facts, now: now, findings: &findings),
+            if let verified = try evaluate(jws, plan: plan, trustingPlan: true, facts: facts, now: now, findings: &findings),
                 findings.isEmpty
             {
                 return .verified(verified)
@@ -63,21 +63,25 @@ public struct TokenVerifier: Sendable {
         }
         var findings = Findings(mode: .all)
         // `.all` mode never stops at a rule.
-        _ = try? evaluate(jws, plan: plan, facts: facts, now: now, findings: &findings)
+        _ = try? evaluate(jws, plan: plan, trustingPlan: false, facts: facts, now: now, findings: &findings)
         return TokenDiagnosis(
             rejections: findings.ordered, header: jws.header.dictionary, claims: jws.claims.dictionary,
             profile: TokenProfile.select(for: jws.header))
     }
 
+    /// - Parameter trustingPlan: the verdict's case: the plan is not settled, so #1–#8 hold and
+    ///   are not run again. A diagnosis runs every rule.
     private func evaluate(
-        _ jws: CompactJWS, plan: TokenPlan, facts: VerificationFacts, now: Int64, findings: inout Findings
+        _ jws: CompactJWS, plan: TokenPlan, trustingPlan: Bool, facts: VerificationFacts, now: Int64, findings: inout Findings
     ) throws(Findings.Stop) -> VerifiedToken? {
+        let clearedPlan = trustingPlan && plan.settled == nil ? plan : nil
         switch TokenProfile.select(for: jws.header) {
         case .layer:
-            try LayerPolicy(jws: jws, appID: plan.appID, now: now, leeway: leewaySeconds).evaluate(facts, findings: &findings)
+            return try LayerPolicy(jws: jws, appID: plan.appID, now: now, leeway: leewaySeconds)
+                .evaluate(facts, clearedPlan: clearedPlan, findings: &findings)
         case .sinch:
-            try SinchPolicy(jws: jws, appID: plan.appID, now: now, leeway: leewaySeconds, dailyKeys: sinchDailyKeys)
-                .evaluate(facts, plannedUserID: plan.userID, findings: &findings)
+            return try SinchPolicy(jws: jws, appID: plan.appID, now: now, leeway: leewaySeconds, dailyKeys: sinchDailyKeys)
+                .evaluate(facts, plannedUserID: plan.userID, clearedPlan: clearedPlan, findings: &findings)
         }
     }
 }
