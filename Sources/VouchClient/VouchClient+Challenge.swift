@@ -95,7 +95,7 @@ extension VouchClient {
         } else {
             retainedContainer = (challenged.user.userID, challenged.container)
         }
-        hub.emit(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
+        hub.publish(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
 
         let canAnswer =
             switch challenged.profile {
@@ -104,7 +104,7 @@ extension VouchClient {
             }
         guard mayRefresh, canAnswer, challenge.reason != .userSuspended else {
             publishState()
-            hub.emit(.didDeauthenticate(userID: challenged.user.userID))
+            hub.publish(.didDeauthenticate(userID: challenged.user.userID))
             throw .challengeUnanswered(challenge)
         }
         // Re-authenticating, not signed out: the flight's end says which it became.

@@ -63,7 +63,7 @@ extension VouchClient {
         do { try containers.removeAll() } catch { wipeFailure = wipeFailure ?? error }
         if wipeFailure == nil { loaded = true }
         publishState()
-        if let signedOutUser { hub.emit(.didDeauthenticate(userID: signedOutUser)) }
+        if let signedOutUser { hub.publish(.didDeauthenticate(userID: signedOutUser)) }
         if let wipeFailure { throw .credentialStoreUnavailable(message: wipeFailure.description) }
         guard let ended else { return .wasNotAuthenticated }
         let request = HTTPTransport.jsonRequest(url("sessions/\(ended.sessionToken)"), method: "DELETE", body: Optional<String>.none)
@@ -122,7 +122,7 @@ extension VouchClient {
                 self.refresh = nil
                 generation &+= 1
                 publishState()
-                if let overtaken = refresh.reauthenticating { hub.emit(.didDeauthenticate(userID: overtaken.userID)) }
+                if let overtaken = refresh.reauthenticating { hub.publish(.didDeauthenticate(userID: overtaken.userID)) }
             }
             if session != nil {
                 try await deauthenticate()
@@ -176,7 +176,7 @@ extension VouchClient {
         refresh = nil
         publishState()
         if failed, session == nil, let user = flight.reauthenticating {
-            hub.emit(.didDeauthenticate(userID: user.userID))
+            hub.publish(.didDeauthenticate(userID: user.userID))
         }
     }
 

@@ -18,7 +18,7 @@ extension VouchClient {
         case .discarded(let reason, let bytes):
             session = nil
             storedBytes = bytes
-            hub.emit(.storedSessionDiscarded(reason: reason))
+            hub.publish(.storedSessionDiscarded(reason: reason))
         }
         loaded = true
         publishState()
@@ -93,7 +93,7 @@ extension VouchClient {
         loaded = true
         generation &+= 1
         publishState()
-        hub.emit(.didAuthenticate(response.user))
+        hub.publish(.didAuthenticate(response.user))
         return response.user
     }
 

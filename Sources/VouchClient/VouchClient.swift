@@ -82,8 +82,9 @@ public actor VouchClient {
     nonisolated let transport: HTTPTransport
     nonisolated let store: any CredentialStore
     nonisolated let containers: DataContainers
-    nonisolated let hub = EventHub()
-    nonisolated let stateHub = StateHub()
+    nonisolated let hub = Broadcast<VouchClientEvent>(replaying: nil, buffered: 1024)
+    /// The state, `unknown` until the store has been read.
+    nonisolated let stateHub = Broadcast<VouchClientState>(replaying: .unknown, buffered: 64)
 
     var loaded: Bool
     var session: StoredSession?
@@ -175,11 +176,11 @@ public actor VouchClient {
 
     /// The state now, without awaiting the client: for an app's first frame. Right from
     /// `init` when the stored session could be read then.
-    public nonisolated var currentState: VouchClientState { stateHub.current }
+    public nonisolated var currentState: VouchClientState { stateHub.latest ?? .unknown }
 
     /// The user to show now (signed in, or being signed in again after a challenge), without
     /// awaiting the client.
-    public nonisolated var currentUser: Identity? { stateHub.current.user }
+    public nonisolated var currentUser: Identity? { (stateHub.latest ?? .unknown).user }
 
     /// The state now, then every change, in order. Each call returns a new stream; a new
     /// subscriber never misses the state it starts in.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import VouchProtocol
 
 /// What happened to the client's authentication, in the order it happened.
@@ -37,26 +36,4 @@ public extension VouchClientDelegate {
     func vouchClient(_ client: VouchClient, didAuthenticateAs user: Identity) async {}
     func vouchClient(_ client: VouchClient, didDeauthenticate userID: String) async {}
     func vouchClient(_ client: VouchClient, didDiscardStoredSession reason: String) async {}
-}
-
-/// Fans events out to every `events()` stream, in emission order. Emission happens on the client
-/// actor, so the order is the order of the state changes.
-final class EventHub: Sendable {
-    private let subscribers = Mutex<[UUID: AsyncStream<VouchClientEvent>.Continuation]>([:])
-
-    func subscribe() -> AsyncStream<VouchClientEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: VouchClientEvent.self, bufferingPolicy: .bufferingNewest(1024))
-        let id = UUID()
-        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
-        subscribers.withLock { $0[id] = continuation }
-        return stream
-    }
-
-    func emit(_ event: VouchClientEvent) {
-        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
-    }
-
-    func finish() {
-        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }
-    }
 }

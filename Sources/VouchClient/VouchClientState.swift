@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import VouchProtocol
 
 /// Where the client's authentication stands now; an app draws its screens from this value
@@ -25,44 +24,5 @@ public enum VouchClientState: Sendable, Equatable {
         case .signedIn(let user), .reauthenticating(let user): user
         case .unknown, .signedOut, .signingIn: nil
         }
-    }
-}
-
-/// The current state, readable without awaiting the actor, and every `states()` stream, each of
-/// which receives the current state first and then every change, in order.
-final class StateHub: Sendable {
-    private struct Subscribers {
-        var current: VouchClientState = .unknown
-        var streams: [UUID: AsyncStream<VouchClientState>.Continuation] = [:]
-    }
-
-    private let subscribers = Mutex(Subscribers())
-
-    var current: VouchClientState { subscribers.withLock { $0.current } }
-
-    func subscribe() -> AsyncStream<VouchClientState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: VouchClientState.self, bufferingPolicy: .bufferingNewest(64))
-        let id = UUID()
-        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.streams.removeValue(forKey: id) } }
-        // Registered and given the current state under one lock: no change falls in between.
-        subscribers.withLock {
-            $0.streams[id] = continuation
-            continuation.yield($0.current)
-        }
-        return stream
-    }
-
-    /// Publishes `state` when it differs from the current one. Called on the client actor, so
-    /// changes arrive in the order they happened.
-    func publish(_ state: VouchClientState) {
-        subscribers.withLock {
-            guard $0.current != state else { return }
-            $0.current = state
-            for continuation in $0.streams.values { continuation.yield(state) }
-        }
-    }
-
-    func finish() {
-        for continuation in subscribers.withLock({ Array($0.streams.values) }) { continuation.finish() }
     }
 }
