@@ -91,11 +91,11 @@ import VouchTestSupport
     }
 
     static func until(_ condition: @Sendable () async -> Bool) async throws {
-        for _ in 0..<600 {
+        for _ in 0..<3_000 {
             if await condition() { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestFailure("the model did not follow within 6 s")
+        throw TestFailure("the model did not follow within 30 s")
     }
 }
 
