@@ -107,16 +107,3 @@ public struct StoreConformance: Sendable {
         return value
     }
 }
-
-/// Runs `body` with `store` and closes the store on every path, a failed `#require` included.
-public func closing<S: Store, T>(_ store: S, _ body: (S) async throws -> T) async throws -> T {
-    let value: T
-    do {
-        value = try await body(store)
-    } catch {
-        try? await store.close()
-        throw error
-    }
-    try await store.close()
-    return value
-}

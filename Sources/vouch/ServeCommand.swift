@@ -179,14 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return
         }
-        let store = try await openSQLite(url: url, dataDirectory: dataDirectory, logger: logger)
-        do {
-            try await body(store)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await closing(try await openSQLite(url: url, dataDirectory: dataDirectory, logger: logger), body)
     }
 
     private func openSQLite(url: String?, dataDirectory: DataDirectory, logger: Logger) async throws -> SQLiteStore {
