@@ -8,7 +8,7 @@ extension VouchClient {
     /// client's, or one a later version can read) until a sign-in replaces it.
     func loadIfNeeded() throws(VouchClientError) {
         guard !loaded else { return }
-        switch try readStore() {
+        switch try Self.readStore(store, serverURL: serverURL, appID: appID) {
         case .none:
             session = nil
             storedBytes = nil
@@ -24,10 +24,7 @@ extension VouchClient {
         publishState()
     }
 
-    func readStore() throws(VouchClientError) -> StoredSessionLoad {
-        try Self.readStore(store, serverURL: serverURL, appID: appID)
-    }
-
+    /// What `store` holds for this server and app; static, so that `init` reads it too.
     static func readStore(_ store: any CredentialStore, serverURL: URL, appID: String) throws(VouchClientError) -> StoredSessionLoad {
         let data: Data?
         do {
