@@ -23,7 +23,8 @@ public struct AuditEventResponse: Codable, Sendable, Equatable {
         public var action: String
         /// Admin events: `ok`, or the error id the request was refused with.
         public var outcome: String?
-        /// Rejected sign-ins: the §5.4 reason.
+        /// Rejected sign-ins: the §5.4 reason. Cutoffs: the reason the operator gave. Sign-outs:
+        /// which sessions ended.
         public var reason: String?
         /// How many events this one stands for: rejected sign-ins are counted per app and reason
         /// over a few seconds; 1 for an admin action.
@@ -49,7 +50,7 @@ public struct AuditEventResponse: Codable, Sendable, Equatable {
     public var id: Int64
     /// RFC 3339. For `sign_in_rejected`, the first rejection the event counts.
     public var at: String
-    /// `admin` or `sign_in_rejected`.
+    /// `admin`, `sign_in_rejected` or `user` (a user's own sign-outs).
     public var kind: String
     /// `api` (the admin bearer token) or `dashboard:<session id>`; `null` for rejected sign-ins.
     public var actor: String?

@@ -33,15 +33,19 @@ public struct NonceResponse: Codable, Sendable, Equatable {
 public struct CreateSessionRequest: Codable, Sendable, Equatable {
     public var identityToken: String?
     public var appID: String?
+    /// The device the session will be used on, shown to the user among their sessions.
+    public var device: DeviceDescription?
 
-    public init(identityToken: String?, appID: String?) {
+    public init(identityToken: String?, appID: String?, device: DeviceDescription? = nil) {
         self.identityToken = identityToken
         self.appID = appID
+        self.device = device
     }
 
     enum CodingKeys: String, CodingKey {
         case identityToken = "identity_token"
         case appID = "app_id"
+        case device
     }
 }
 
@@ -101,17 +105,21 @@ public struct Identity: Codable, Sendable, Equatable {
 /// `201` of `POST /sessions`.
 public struct SessionResponse: Codable, Sendable, Equatable {
     public var sessionToken: String
+    /// The session's public id (`GET /sessions` names it); absent from servers before devices.
+    public var sessionID: String?
     public var expiresAt: String
     public var user: Identity
 
-    public init(sessionToken: String, expiresAt: String, user: Identity) {
+    public init(sessionToken: String, expiresAt: String, user: Identity, sessionID: String? = nil) {
         self.sessionToken = sessionToken
+        self.sessionID = sessionID
         self.expiresAt = expiresAt
         self.user = user
     }
 
     enum CodingKeys: String, CodingKey {
         case sessionToken = "session_token"
+        case sessionID = "session_id"
         case expiresAt = "expires_at"
         case user
     }
@@ -122,15 +130,19 @@ public struct CurrentUserResponse: Codable, Sendable, Equatable {
     public struct Session: Codable, Sendable, Equatable {
         public var createdAt: String
         public var expiresAt: String
+        /// The session's public id; absent from servers before devices.
+        public var sessionID: String?
 
-        public init(createdAt: String, expiresAt: String) {
+        public init(createdAt: String, expiresAt: String, sessionID: String? = nil) {
             self.createdAt = createdAt
             self.expiresAt = expiresAt
+            self.sessionID = sessionID
         }
 
         enum CodingKeys: String, CodingKey {
             case createdAt = "created_at"
             case expiresAt = "expires_at"
+            case sessionID = "session_id"
         }
     }
 
@@ -148,6 +160,8 @@ public struct CurrentUserResponse: Codable, Sendable, Equatable {
 public enum ChallengeReason: String, Codable, Sendable, CaseIterable {
     case sessionExpired = "session_expired"
     case sessionRevoked = "session_revoked"
+    /// The user signed this device out from another one: forget the user, do not sign in again.
+    case sessionSignedOut = "session_signed_out"
     case sessionUnknown = "session_unknown"
     case userSuspended = "user_suspended"
     case missingCredentials = "missing_credentials"

@@ -21,6 +21,7 @@ public enum VouchServer {
     ) async throws -> some ApplicationProtocol {
         try configuration.validate()
         let metrics = ServerMetrics()
+        metrics.registerSessionsEnded()
         let store = InstrumentedStore(base: backend, metrics: metrics)
         let rejections = SignInRejectionLog(metrics: metrics)
         // The level is the server's for its whole run (`--log-level`): whether request lines are
@@ -76,6 +77,7 @@ public enum VouchServer {
                 authenticator: authenticator, signIns: SignInRecorder(metrics: metrics, rejections: rejections),
                 rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil
             ).routes)
+        router.addRoutes(DeviceRoutes(authenticator: authenticator, audit: UserAuditLog(store: store, metrics: metrics)).routes)
         router.addRoutes(MetricsRoute(metrics: metrics).routes)
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)

@@ -6,6 +6,8 @@ public enum AuditKind: String, Sendable, Equatable, CaseIterable {
     case admin
     /// Sign-ins refused with a token rejection, counted per app and reason over a short window.
     case signInRejected = "sign_in_rejected"
+    /// A user's own action on their sessions (signing a device out, or every other device).
+    case user
 }
 
 /// One line of the audit log as stored. The store assigns `id`, increasing with every insert,
@@ -43,6 +45,12 @@ public struct NewAuditEntry: Sendable, Equatable {
     /// How many events this entry stands for: 1 for an admin action, the number of rejections
     /// with this app and reason in the window for `.signInRejected`.
     public var count: Int64
+    /// Free text the actor gave or the action produced: a cutoff's reason, the sessions a
+    /// sign-out ended. At most `maximumNoteBytes`.
+    public var note: String?
+
+    /// Longest stored `note`, in bytes.
+    public static let maximumNoteBytes = 512
 
     /// Longest stored `actor`, `action`, `outcome` and `objectType`, in bytes.
     public static let maximumShortFieldBytes = 64
@@ -51,7 +59,8 @@ public struct NewAuditEntry: Sendable, Equatable {
 
     public init(
         at: Int64, kind: AuditKind, actor: String?, action: String, outcome: String,
-        appID: UUID? = nil, objectType: String? = nil, objectID: String? = nil, count: Int64 = 1
+        appID: UUID? = nil, objectType: String? = nil, objectID: String? = nil, count: Int64 = 1,
+        note: String? = nil
     ) {
         self.at = at
         self.kind = kind
@@ -62,6 +71,7 @@ public struct NewAuditEntry: Sendable, Equatable {
         self.objectType = objectType.map { Self.bounded($0, Self.maximumShortFieldBytes) }
         self.objectID = objectID.map { Self.bounded($0, Self.maximumObjectIDBytes) }
         self.count = max(1, count)
+        self.note = note.map { Self.bounded($0, Self.maximumNoteBytes) }
     }
 
     /// `text` without control characters, cut at a character boundary to at most `limit` UTF-8

@@ -70,7 +70,8 @@ extension UserRecord: RowDecodable {
                 firstName: try row.optionalText("first_name"),
                 lastName: try row.optionalText("last_name"),
                 avatarURL: try row.optionalText("avatar_url")),
-            suspended: try row.bool("suspended"))
+            suspended: try row.bool("suspended"),
+            cutoff: try ScopeCutoff(row: row, prefix: "") ?? .none)
     }
 }
 
@@ -80,11 +81,19 @@ extension SessionRecord: RowDecodable {
             guard let reason = SessionEndReason(rawValue: text) else { throw type(of: row).corrupt("end_reason") }
             return reason
         }
+        let device = DeviceDescription(
+            name: try row.optionalText("device_name"), platform: try row.optionalText("device_platform"),
+            appVersion: try row.optionalText("device_app_version"))
         self.init(
             tokenHash: try row.bytes("token_hash"), appID: try row.uuid("app_id"),
             userID: try row.text("user_id"), createdAt: try row.int64("created_at"),
             expiresAt: try row.int64("expires_at"), endedAt: try row.optionalInt64("ended_at"),
-            endReason: endReason)
+            endReason: endReason, sessionID: try row.uuid("session_id"),
+            providerID: try row.optionalUUID("provider_id"), keyID: try row.optionalUUID("key_id"),
+            generations: SessionGenerations(
+                app: try row.int64("app_generation"), provider: try row.optionalInt64("provider_generation"),
+                key: try row.optionalInt64("key_generation"), user: try row.int64("user_generation")),
+            device: device.isEmpty ? nil : device, lastSeenAt: try row.optionalInt64("last_seen_at"))
     }
 }
 
@@ -96,6 +105,6 @@ extension AuditEntry: RowDecodable {
                 at: try row.int64("at"), kind: try row.value("kind", as: AuditKind.self), actor: try row.optionalText("actor"),
                 action: try row.text("action"), outcome: try row.text("outcome"), appID: try row.optionalUUID("app_id"),
                 objectType: try row.optionalText("object_type"), objectID: try row.optionalText("object_id"),
-                count: try row.int64("count")))
+                count: try row.int64("count"), note: try row.optionalText("note")))
     }
 }

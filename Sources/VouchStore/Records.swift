@@ -99,12 +99,15 @@ public struct UserRecord: Sendable, Equatable {
     public var userID: String
     public var profile: IdentityProfile
     public var suspended: Bool
+    /// The user's cutoff (`Store.cutOff(.user(…))`): sessions made under an older generation are over.
+    public var cutoff: ScopeCutoff
 
-    public init(appID: UUID, userID: String, profile: IdentityProfile, suspended: Bool) {
+    public init(appID: UUID, userID: String, profile: IdentityProfile, suspended: Bool, cutoff: ScopeCutoff = .none) {
         self.appID = appID
         self.userID = userID
         self.profile = profile
         self.suspended = suspended
+        self.cutoff = cutoff
     }
 }
 
@@ -114,11 +117,17 @@ public enum SessionEndReason: String, Sendable, Equatable {
     case revoked
     /// The user was suspended.
     case userSuspended = "user_suspended"
+    /// The user signed this device out from another one (`DELETE /sessions/id/<id>`,
+    /// `POST /sessions/sign-out-others`): the device is to forget the user, not to sign in again.
+    case signedOut = "signed_out"
 }
 
 /// A session as stored: only the SHA-256 of its token is kept.
 public struct SessionRecord: Sendable, Equatable {
     public var tokenHash: [UInt8]
+    /// The session's public name (`session_id`): random, never derived from the token, so that it
+    /// can be shown and sent around where the token must never go.
+    public var sessionID: UUID
     public var appID: UUID
     public var userID: String
     public var createdAt: Int64
@@ -126,18 +135,37 @@ public struct SessionRecord: Sendable, Equatable {
     /// Unix seconds at which it was ended, or `nil` while it lives.
     public var endedAt: Int64?
     public var endReason: SessionEndReason?
+    /// The provider and key whose token opened it (Layer profile); `nil` for the Sinch profile.
+    public var providerID: UUID?
+    public var keyID: UUID?
+    /// The generations of its objects' cutoffs when it was made.
+    public var generations: SessionGenerations
+    public var device: DeviceDescription?
+    /// When an authenticated request last used it, to within `lastSeenResolutionSeconds`.
+    public var lastSeenAt: Int64
+
+    /// How stale `lastSeenAt` may be: a request within this many seconds of it writes nothing.
+    public static let lastSeenResolutionSeconds: Int64 = 60
 
     public init(
         tokenHash: [UInt8], appID: UUID, userID: String, createdAt: Int64, expiresAt: Int64,
-        endedAt: Int64? = nil, endReason: SessionEndReason? = nil
+        endedAt: Int64? = nil, endReason: SessionEndReason? = nil, sessionID: UUID = UUID(),
+        providerID: UUID? = nil, keyID: UUID? = nil, generations: SessionGenerations = SessionGenerations(),
+        device: DeviceDescription? = nil, lastSeenAt: Int64? = nil
     ) {
         self.tokenHash = tokenHash
+        self.sessionID = sessionID
         self.appID = appID
         self.userID = userID
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.endedAt = endedAt
         self.endReason = endReason
+        self.providerID = providerID
+        self.keyID = keyID
+        self.generations = generations
+        self.device = device
+        self.lastSeenAt = lastSeenAt ?? createdAt
     }
 }
 
@@ -167,10 +195,15 @@ public struct NewSession: Sendable, Equatable {
     /// The provider key that verified the token (Layer profile), whose `lastVerifiedAt` the
     /// same transaction moves to `createdAt`; `nil` for the Sinch profile.
     public var keyID: UUID?
+    /// The provider of `keyID`; `nil` for the Sinch profile.
+    public var providerID: UUID?
+    public var sessionID: UUID
+    public var device: DeviceDescription?
 
     public init(
         tokenHash: [UInt8], appID: UUID, userID: String, profile: IdentityProfile,
-        createdAt: Int64, expiresAt: Int64, nonce: NonceClaim, keyID: UUID? = nil
+        createdAt: Int64, expiresAt: Int64, nonce: NonceClaim, keyID: UUID? = nil, providerID: UUID? = nil,
+        sessionID: UUID = PublicSessionID.make(), device: DeviceDescription? = nil
     ) {
         self.tokenHash = tokenHash
         self.appID = appID
@@ -180,6 +213,9 @@ public struct NewSession: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.nonce = nonce
         self.keyID = keyID
+        self.providerID = providerID
+        self.sessionID = sessionID
+        self.device = device
     }
 }
 

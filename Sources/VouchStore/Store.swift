@@ -84,11 +84,46 @@ public protocol Store: Sendable {
     /// `KeyRecord.lastVerifiedResolutionSeconds` (never backwards).
     func createSession(_ session: NewSession) async throws -> UserRecord
     func session(tokenHash: [UInt8]) async throws -> SessionRecord?
-    /// The session and its user (nil when the user has no row), read together: what every
-    /// authenticated request needs, in one round trip where the backend can.
-    func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)?
-    /// Ends one session (`.revoked`) if it is live; no error for an unknown or ended one.
-    func revokeSession(tokenHash: [UInt8], now: Int64) async throws
+    /// The session with its user and its objects' current cutoffs, read together in one store
+    /// operation: what every authenticated request needs to judge it (`SessionStanding`).
+    func sessionLookup(tokenHash: [UInt8]) async throws -> SessionLookup?
+    /// Ends one session (`.revoked`) if it is live; no error for an unknown or ended one. Returns
+    /// whether it ended one.
+    @discardableResult
+    func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool
+    /// Moves the session's `lastSeenAt` to `now` when it is older by at least
+    /// `SessionRecord.lastSeenResolutionSeconds` (never backwards); an ended or unknown session is
+    /// left alone.
+    func markSessionSeen(tokenHash: [UInt8], now: Int64) async throws
+
+    // MARK: Devices (every session is a device)
+    /// The user's sessions that are live at `now` by `SessionStanding`, oldest first.
+    func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup]
+    /// The session with this public id, in any state; `nil` when there is none.
+    func sessionLookup(sessionID: UUID) async throws -> SessionLookup?
+    /// Ends the session with this public id with `reason` if it is live, in one statement that
+    /// also checks it belongs to `owner` when given (a user's own view). Returns the session as it
+    /// was found, `nil` when unknown (or another user's); whether it was live is the caller's to
+    /// judge from it.
+    func endSession(
+        sessionID: UUID, owner: (appID: UUID, userID: String)?, reason: SessionEndReason, now: Int64
+    ) async throws -> SessionLookup?
+    /// Ends (`.signedOut`) every live session of the user but the one with `keeping`; returns how many.
+    func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int
+
+    // MARK: Cutoffs
+    /// Ends every session of `target` that exists when this returns, and none made after, by moving
+    /// the object's cutoff generation on in one transaction that also counts the sessions it
+    /// ended. A sign-in racing it is ordered by the database: either its session is counted and
+    /// ended, or it records the new generation and lives.
+    ///
+    /// Throws `.notFound` for an unknown object (a user without a row included) and `.tombstone`
+    /// for a deleted key.
+    func cutOff(_ target: CutoffTarget, reason: String?, now: Int64) async throws -> CutoffResult
+    /// The object's current cutoff (`.none` before the first). Throws `.notFound` as `cutOff`.
+    func cutoff(of target: CutoffTarget) async throws -> ScopeCutoff
+    /// How many live sessions `cutOff(target)` would end now (for a confirmation).
+    func liveSessionCount(of target: CutoffTarget, now: Int64) async throws -> Int
 
     // MARK: Server secrets
     /// Returns the secret stored under `name`, or stores `candidate` and returns it when there is
@@ -116,12 +151,4 @@ public protocol Store: Sendable {
     func ping() async throws
     /// Releases the database; the store must not be used afterwards.
     func close() async throws
-}
-
-extension Store {
-    /// Two reads; a backend that can answer in one round trip overrides this.
-    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
-        guard let session = try await session(tokenHash: tokenHash) else { return nil }
-        return (session, try await user(appID: session.appID, userID: session.userID))
-    }
 }

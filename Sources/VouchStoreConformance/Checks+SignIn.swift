@@ -24,7 +24,7 @@ extension StoreConformance {
                 try await store.session(tokenHash: first.tokenHash)
                     == SessionRecord(
                         tokenHash: first.tokenHash, appID: app.id, userID: "ada",
-                        createdAt: t0, expiresAt: t0 + 3600))
+                        createdAt: t0, expiresAt: t0 + 3600, sessionID: first.sessionID))
             #expect(try await store.serverNonceUsed(hash: nonceHash, expiresAt: t0 + 600))
             #expect(try await store.serverNonceUsed(hash: randomBytes(), expiresAt: t0 + 600) == false)
             #expect(try await store.activeSessionCount(appID: app.id, userID: "ada", now: t0) == 1)

@@ -101,7 +101,7 @@ extension StoreConformance {
         }
     }
 
-    func sessionAndUser() async throws {
+    func sessionLookup() async throws {
         try await withStore { store in
             let app = try await store.addApp()
             let otherApp = try await store.addApp()
@@ -113,16 +113,16 @@ extension StoreConformance {
             // The same user id in another app, suspended and named otherwise: not this session's user.
             _ = try await store.createSession(newSession(app: otherApp.id, user: "u", profile: IdentityProfile(displayName: "Other")))
             _ = try await store.setSuspended(appID: otherApp.id, userID: "u", suspended: true, now: t0 + 1)
-            let found = try #require(try await store.sessionAndUser(tokenHash: session.tokenHash))
+            let found = try #require(try await store.sessionLookup(tokenHash: session.tokenHash))
             #expect(found.session == (try await store.session(tokenHash: session.tokenHash)))
             #expect(found.user == (try await store.user(appID: app.id, userID: "u")))
             #expect(found.user?.profile == profile)
             #expect(found.user?.suspended == false)
             _ = try await store.setSuspended(appID: app.id, userID: "u", suspended: true, now: t0 + 1)
-            let suspended = try await store.sessionAndUser(tokenHash: session.tokenHash)
+            let suspended = try await store.sessionLookup(tokenHash: session.tokenHash)
             #expect(suspended?.user?.suspended == true)
             #expect(suspended?.session.endReason == .userSuspended)
-            #expect(try await store.sessionAndUser(tokenHash: randomBytes()) == nil)
+            #expect(try await store.sessionLookup(tokenHash: randomBytes()) == nil)
         }
     }
 
@@ -143,7 +143,7 @@ extension StoreConformance {
                 try await store.session(tokenHash: single.tokenHash)
                     == SessionRecord(
                         tokenHash: single.tokenHash, appID: app.id, userID: "u", createdAt: t0,
-                        expiresAt: t0 + 1000, endedAt: t0 + 5, endReason: .revoked))
+                        expiresAt: t0 + 1000, endedAt: t0 + 5, endReason: .revoked, sessionID: single.sessionID))
             // live1, live2, and `expired`, which only expires at t0 + 10.
             #expect(try await store.activeSessionCount(appID: app.id, userID: "u", now: t0 + 5) == 3)
 

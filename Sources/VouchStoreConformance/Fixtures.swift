@@ -19,11 +19,13 @@ public func makeApp(name: String = "App", ttl: Int64 = 3600, createdAt: Int64 = 
 public func newSession(
     app: UUID, user: String, token: [UInt8] = randomBytes(), profile: IdentityProfile = IdentityProfile(),
     createdAt: Int64 = t0, expiresAt: Int64 = t0 + 3600,
-    nonce: NonceClaim = .serverNonce(hash: randomBytes(), expiresAt: t0 + 600), keyID: UUID? = nil
+    nonce: NonceClaim = .serverNonce(hash: randomBytes(), expiresAt: t0 + 600), keyID: UUID? = nil,
+    providerID: UUID? = nil, device: DeviceDescription? = nil
 ) -> NewSession {
     NewSession(
         tokenHash: token, appID: app, userID: user, profile: profile,
-        createdAt: createdAt, expiresAt: expiresAt, nonce: nonce, keyID: keyID)
+        createdAt: createdAt, expiresAt: expiresAt, nonce: nonce, keyID: keyID, providerID: providerID,
+        device: device)
 }
 
 extension Store {

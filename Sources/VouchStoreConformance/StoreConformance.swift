@@ -42,7 +42,26 @@ public struct StoreConformance: Sendable {
 
     public static let checks: [Check] =
         catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
-        + auditChecks
+        + auditChecks + cutoffChecks + deviceChecks
+
+    static let cutoffChecks: [Check] = [
+        Check(name: "cutOff: each scope ends exactly its sessions made before it, none after, counted once") {
+            try await $0.cutoffsAtEveryScope()
+        },
+        Check(name: "cutOff: unknown objects not found, a deleted key refused, nothing changed") { try await $0.cutoffRefusals() },
+        Check(name: "race: cutoffs on one instance against sign-ins on another, exact both ways") {
+            try await $0.raceCutoffsAgainstSignIns()
+        },
+    ]
+
+    static let deviceChecks: [Check] = [
+        Check(name: "liveSessions: the user's live sessions, oldest first, with their devices") { try await $0.liveSessionsListing() },
+        Check(name: "endSession: by public id, another user's is not found, the first end stays") { try await $0.endSessionByID() },
+        Check(name: "signOutOtherSessions: every other live session of the user, signed out") { try await $0.signOutOthers() },
+        Check(name: "markSessionSeen: once a minute, never backwards, not for an ended session") {
+            try await $0.lastSeenOncePerMinute()
+        },
+    ]
 
     static let catalogueChecks: [Check] = [
         Check(name: "apps: create, read, list oldest first, partial update, sentinels") { try await $0.appsLifecycle() },
@@ -72,7 +91,7 @@ public struct StoreConformance: Sendable {
             try await $0.suspendedSignInWritesNothing()
         },
         Check(name: "revokeSession(s): ends live sessions only") { try await $0.revocation() },
-        Check(name: "sessionAndUser: the session with its user, read together") { try await $0.sessionAndUser() },
+        Check(name: "sessionLookup: the session with its user, read together") { try await $0.sessionLookup() },
         Check(name: "activeSessionCount: excludes expired and ended sessions") { try await $0.activeSessionCount() },
     ]
 

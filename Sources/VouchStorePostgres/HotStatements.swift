@@ -51,25 +51,28 @@ struct SignInFactsStatement: PostgresPreparedStatement {
     }
 }
 
-/// `Store.createSession`: the whole transaction, `vouch_create_session` (migration 3). The
+/// `Store.createSession`: the whole transaction, `vouch_create_session_v2` (migration 4). The
 /// columns are named rather than `*`: a prepared statement whose result's shape changed under it
 /// (a column added to `users` by a later migration, while this instance runs) fails with "cached
 /// plan must not change result type".
 struct CreateSessionStatement: PostgresPreparedStatement {
-    static let name = "vouch_create_session_v1"
+    static let name = "vouch_create_session_v2"
     static let sql = """
-        SELECT app_id, user_id, display_name, first_name, last_name, avatar_url, suspended
-        FROM vouch_create_session($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        SELECT app_id, user_id, display_name, first_name, last_name, avatar_url, suspended,
+               cutoff_generation, cutoff_at, cutoff_reason
+        FROM vouch_create_session_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                                     $17, $18, $19, $20, $21)
         """
     static let bindingDataTypes: [PostgresDataType] = [
         .bytea, .int8, .uuid, .text, .int8, .uuid, .text, .text, .text, .text, .text, .bytea, .int8, .int8, .uuid, .int8,
+        .uuid, .uuid, .text, .text, .text,
     ]
     typealias Row = PostgresRow
 
     let session: NewSession
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 16)
+        var bindings = PostgresBindings(capacity: 21)
         switch session.nonce {
         case .serverNonce(let use):
             bindings.append(use.hash.bytea)
@@ -96,14 +99,19 @@ struct CreateSessionStatement: PostgresPreparedStatement {
         bindings.append(session.expiresAt)
         bindings.append(session.keyID)
         bindings.append(KeyRecord.lastVerifiedResolutionSeconds)
+        bindings.append(session.sessionID)
+        bindings.append(session.providerID)
+        bindings.append(session.device?.name)
+        bindings.append(session.device?.platform)
+        bindings.append(session.device?.appVersion)
         return bindings
     }
 }
 
-/// `Store.sessionAndUser`: every authenticated request's read.
-struct SessionAndUserStatement: PostgresPreparedStatement {
-    static let name = "vouch_session_and_user_v1"
-    static let sql = SessionWithUser.selection + " WHERE s.token_hash = $1"
+/// `Store.sessionLookup`: every authenticated request's read, one statement.
+struct SessionLookupStatement: PostgresPreparedStatement {
+    static let name = "vouch_session_lookup_v2"
+    static let sql = SessionLookupSQL.selection + "\nWHERE s.token_hash = $1"
     static let bindingDataTypes: [PostgresDataType] = [.bytea]
     typealias Row = PostgresRow
 

@@ -217,6 +217,130 @@ enum PostgresMigrations {
                 $$
                 """
             ]),
+        // Cutoffs and devices (SQLite's step 6). A session's public id has a default so that an
+        // instance still running the previous build, whose sign-in does not send one, keeps
+        // working while the others upgrade; `last_seen_at` NULL means "when it was made".
+        PostgresMigration(
+            version: 4,
+            statements: [
+                """
+                ALTER TABLE apps ADD COLUMN cutoff_generation bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN cutoff_at bigint, ADD COLUMN cutoff_reason text
+                """,
+                """
+                ALTER TABLE providers ADD COLUMN cutoff_generation bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN cutoff_at bigint, ADD COLUMN cutoff_reason text
+                """,
+                """
+                ALTER TABLE provider_keys ADD COLUMN cutoff_generation bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN cutoff_at bigint, ADD COLUMN cutoff_reason text
+                """,
+                """
+                ALTER TABLE users ADD COLUMN cutoff_generation bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN cutoff_at bigint, ADD COLUMN cutoff_reason text
+                """,
+                """
+                ALTER TABLE sessions ADD COLUMN session_id uuid NOT NULL DEFAULT gen_random_uuid(),
+                    ADD COLUMN provider_id uuid, ADD COLUMN key_id uuid,
+                    ADD COLUMN app_generation bigint NOT NULL DEFAULT 0, ADD COLUMN provider_generation bigint,
+                    ADD COLUMN key_generation bigint, ADD COLUMN user_generation bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN device_name text, ADD COLUMN device_platform text, ADD COLUMN device_app_version text,
+                    ADD COLUMN last_seen_at bigint
+                """,
+                "CREATE UNIQUE INDEX sessions_by_session_id ON sessions (session_id)",
+                "ALTER TABLE audit_log DROP CONSTRAINT audit_log_kind_check",
+                """
+                ALTER TABLE audit_log ADD CONSTRAINT audit_log_kind_check
+                    CHECK (kind IN ('admin', 'sign_in_rejected', 'user')),
+                    ADD COLUMN note text
+                """,
+                "ALTER TABLE sessions DROP CONSTRAINT sessions_end_reason_check",
+                """
+                ALTER TABLE sessions ADD CONSTRAINT sessions_end_reason_check
+                    CHECK (end_reason IN ('revoked', 'user_suspended', 'signed_out'))
+                """,
+                // The sign-in of `vouch_create_session` with the session's public id, provider,
+                // device and generations. The app's, provider's and key's rows are read FOR KEY
+                // SHARE: a cutoff takes FOR UPDATE on its row first, so it waits for every sign-in
+                // that read the old generation to commit (and counts and ends their sessions),
+                // and a sign-in that comes after it waits for its commit and reads the new
+                // generation (READ COMMITTED re-reads a locked row's latest version). KEY SHARE,
+                // not SHARE: the key's mark below takes the row's NO KEY UPDATE lock, which SHARE
+                // held by two sign-ins at once would deadlock on. The user's generation comes
+                // from the upserted row, whose lock a user's cutoff takes too.
+                """
+                CREATE FUNCTION vouch_create_session_v2(
+                    p_server_nonce_hash bytea, p_server_nonce_expires_at bigint,
+                    p_registration_app_id uuid, p_registration_nonce text, p_registration_nonce_expires_at bigint,
+                    p_app_id uuid, p_user_id text,
+                    p_display_name text, p_first_name text, p_last_name text, p_avatar_url text,
+                    p_token_hash bytea, p_created_at bigint, p_expires_at bigint,
+                    p_key_id uuid, p_key_mark_resolution bigint,
+                    p_session_id uuid, p_provider_id uuid,
+                    p_device_name text, p_device_platform text, p_device_app_version text
+                ) RETURNS users
+                LANGUAGE plpgsql
+                AS $$
+                DECLARE
+                    account users;
+                    app_generation bigint;
+                    provider_generation bigint;
+                    key_generation bigint;
+                BEGIN
+                    IF p_server_nonce_hash IS NOT NULL THEN
+                        INSERT INTO used_server_nonces (hash, expires_at)
+                        VALUES (p_server_nonce_hash, p_server_nonce_expires_at)
+                        ON CONFLICT (hash) DO NOTHING;
+                    ELSE
+                        INSERT INTO registration_nonces AS r (app_id, nonce, expires_at)
+                        VALUES (p_registration_app_id, p_registration_nonce, p_registration_nonce_expires_at)
+                        ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
+                            WHERE r.expires_at < p_created_at;
+                    END IF;
+                    IF NOT FOUND THEN
+                        RAISE EXCEPTION 'the nonce was used already' USING ERRCODE = 'VU001';
+                    END IF;
+                    INSERT INTO users AS u (app_id, user_id, display_name, first_name, last_name, avatar_url,
+                                            suspended, created_at, updated_at)
+                    VALUES (p_app_id, p_user_id, p_display_name, p_first_name, p_last_name, p_avatar_url,
+                            false, p_created_at, p_created_at)
+                    ON CONFLICT (app_id, user_id) DO UPDATE SET
+                        display_name = COALESCE(EXCLUDED.display_name, u.display_name),
+                        first_name = COALESCE(EXCLUDED.first_name, u.first_name),
+                        last_name = COALESCE(EXCLUDED.last_name, u.last_name),
+                        avatar_url = COALESCE(EXCLUDED.avatar_url, u.avatar_url),
+                        updated_at = EXCLUDED.updated_at
+                    RETURNING * INTO account;
+                    IF account.suspended THEN
+                        RAISE EXCEPTION 'the user is suspended' USING ERRCODE = 'VU002';
+                    END IF;
+                    SELECT a.cutoff_generation INTO app_generation FROM apps a WHERE a.id = p_app_id FOR KEY SHARE;
+                    IF p_provider_id IS NOT NULL THEN
+                        SELECT p.cutoff_generation INTO provider_generation FROM providers p
+                        WHERE p.id = p_provider_id FOR KEY SHARE;
+                    END IF;
+                    IF p_key_id IS NOT NULL THEN
+                        SELECT k.cutoff_generation INTO key_generation FROM provider_keys k
+                        WHERE k.id = p_key_id FOR KEY SHARE;
+                    END IF;
+                    INSERT INTO sessions (token_hash, session_id, app_id, user_id, created_at, expires_at,
+                                          provider_id, key_id, app_generation, provider_generation, key_generation,
+                                          user_generation, device_name, device_platform, device_app_version,
+                                          last_seen_at)
+                    VALUES (p_token_hash, p_session_id, p_app_id, p_user_id, p_created_at, p_expires_at,
+                            p_provider_id, p_key_id, COALESCE(app_generation, 0), provider_generation, key_generation,
+                            account.cutoff_generation, p_device_name, p_device_platform, p_device_app_version,
+                            p_created_at);
+                    IF p_key_id IS NOT NULL THEN
+                        UPDATE provider_keys SET last_verified_at = p_created_at
+                        WHERE id = p_key_id
+                          AND (last_verified_at IS NULL OR last_verified_at <= p_created_at - p_key_mark_resolution);
+                    END IF;
+                    RETURN account;
+                END
+                $$
+                """,
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

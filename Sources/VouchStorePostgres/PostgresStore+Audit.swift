@@ -11,9 +11,9 @@ extension PostgresStore {
             for entry in entries {
                 try await db.execute(
                     """
-                    INSERT INTO audit_log (at, kind, actor, action, outcome, app_id, object_type, object_id, count)
+                    INSERT INTO audit_log (at, kind, actor, action, outcome, app_id, object_type, object_id, count, note)
                     VALUES (\(entry.at), \(entry.kind.rawValue), \(entry.actor), \(entry.action), \(entry.outcome),
-                            \(entry.appID), \(entry.objectType), \(entry.objectID), \(entry.count))
+                            \(entry.appID), \(entry.objectType), \(entry.objectID), \(entry.count), \(entry.note))
                     """)
             }
         }

@@ -3,7 +3,7 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
-    /// One statement, one round trip: `vouch_create_session` (migration 3), which in one READ
+    /// One statement, one round trip: `vouch_create_session_v2` (migration 4), which in one READ
     /// COMMITTED transaction of its own does, in this order:
     ///
     /// 1. The nonce's use is claimed by INSERT … ON CONFLICT on its primary key. Of two sign-ins
@@ -16,7 +16,10 @@ extension PostgresStore {
     ///    `.userSuspended`; the exception undoes the claim and the profile update), or this
     ///    sign-in commits first and the suspension's UPDATE, which runs after it got the lock,
     ///    ends the new session too. No session outlives a suspension.
-    /// 3. The session is inserted, and the key's last verification marked when it is older than
+    /// 3. The app's, provider's and key's cutoff generations are read FOR KEY SHARE, which a
+    ///    cutoff's FOR UPDATE waits for (and which waits for a cutoff under way): the session
+    ///    records the generations that are current when it commits (`cutOff`).
+    /// 4. The session is inserted, and the key's last verification marked when it is older than
     ///    `KeyRecord.lastVerifiedResolutionSeconds`.
     ///
     /// Sent one by one between BEGIN and COMMIT, the same statements would take five or six round
@@ -38,22 +41,36 @@ extension PostgresStore {
         }
     }
 
-    /// One round trip where the protocol's default would make two, prepared
-    /// (`SessionAndUserStatement`).
-    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
-        try await single("sessionAndUser") { db in
-            try await db.rows(SessionAndUserStatement(tokenHash: tokenHash))
-                .first.map { try SessionWithUser.decode(PostgresRecordRow($0)) }
+    /// One prepared statement, one round trip (`SessionLookupStatement`): the session joined to
+    /// its user and its objects' cutoffs.
+    public func sessionLookup(tokenHash: [UInt8]) async throws -> SessionLookup? {
+        try await single("sessionLookup") { db in
+            try await db.rows(SessionLookupStatement(tokenHash: tokenHash))
+                .first.map { try SessionLookupSQL.decode(PostgresRecordRow($0)) }
         }
     }
 
-    public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
-        try await single("revokeSession") { db in
+    /// Once a minute per session at most: a request within the minute matches no row.
+    public func markSessionSeen(tokenHash: [UInt8], now: Int64) async throws {
+        try await single("markSessionSeen") { db in
             try await db.execute(
+                """
+                UPDATE sessions SET last_seen_at = \(now)
+                WHERE token_hash = \(tokenHash.bytea) AND ended_at IS NULL
+                  AND (last_seen_at IS NULL OR last_seen_at <= \(now) - \(SessionRecord.lastSeenResolutionSeconds))
+                """)
+        }
+    }
+
+    @discardableResult
+    public func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
+        try await single("revokeSession") { db in
+            try await db.count(
                 """
                 UPDATE sessions SET ended_at = \(now), end_reason = \(SessionEndReason.revoked.rawValue)
                 WHERE token_hash = \(tokenHash.bytea) AND ended_at IS NULL AND expires_at > \(now)
-                """)
+                RETURNING 1
+                """) > 0
         }
     }
 }

@@ -35,9 +35,9 @@ struct JSONBodyWriterTests {
                     displayName: text, firstName: text, lastName: text, avatarURL: text), suspended: false)
             let sparseRecord = UserRecord(appID: UUID(), userID: text, profile: IdentityProfile(), suspended: false)
             for record in [fullRecord, sparseRecord] {
-                let signedIn = SignedInSession(sessionToken: text, expiresAt: text, user: record)
+                let signedIn = SignedInSession(sessionToken: text, sessionID: text, expiresAt: text, user: record)
                 try expectSame(signedIn)
-                try expectSame(CurrentUserAnswer(user: record, sessionCreatedAt: text, sessionExpiresAt: text))
+                try expectSame(CurrentUserAnswer(user: record, sessionCreatedAt: text, sessionExpiresAt: text, sessionID: text))
             }
         }
     }

@@ -63,7 +63,7 @@ struct MetricsTests {
             // A fallback would show as its parts (`session`, `user`, `serverNonceUsed`…) instead.
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="signInFacts"} 1"#), "\(text)")
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="createSession"} 1"#))
-            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="sessionAndUser"} 1"#))
+            #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="sessionLookup"} 1"#))
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="session"} 0"#))
             #expect(text.contains(#"vouch_store_operation_duration_seconds_count{operation="user"} 0"#))
             #expect(text.contains(#"vouch_sign_ins_total{outcome="accepted",reason="none"} 1"#))

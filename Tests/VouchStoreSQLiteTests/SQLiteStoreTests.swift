@@ -308,7 +308,7 @@ struct SQLiteStoreTests {
                     try await store.session(tokenHash: session.tokenHash)
                         == SessionRecord(
                             tokenHash: session.tokenHash, appID: app.id, userID: "u",
-                            createdAt: t0, expiresAt: t0 + 3600))
+                            createdAt: t0, expiresAt: t0 + 3600, sessionID: session.sessionID))
                 #expect(try await store.user(appID: app.id, userID: "u")?.profile.displayName == "D")
                 #expect(try await store.serverNonceUsed(hash: nonce, expiresAt: t0 + 600))
                 #expect(try await store.secret(named: "s", orInsert: randomBytes()) == secret)

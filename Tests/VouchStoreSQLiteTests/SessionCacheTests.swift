@@ -12,14 +12,14 @@ import VouchTestSupport
 /// kept, and no other store can write the file behind the cache's back.
 @Suite("Session cache", .timeLimit(.minutes(2)))
 struct SessionCacheTests {
-    /// A session of `user`, read once through `sessionAndUser` so that it is kept.
+    /// A session of `user`, read once through `sessionLookup` so that it is kept.
     static func keptSession(
         _ store: SQLiteStore, app: UUID, user: String,
         profile: IdentityProfile = IdentityProfile()
     ) async throws -> [UInt8] {
         let session = newSession(app: app, user: user, profile: profile)
         _ = try await store.createSession(session)
-        #expect(try await store.sessionAndUser(tokenHash: session.tokenHash)?.session.userID == user)
+        #expect(try await store.sessionLookup(tokenHash: session.tokenHash)?.session.userID == user)
         #expect(store.sessionCache.answer(tokenHash: session.tokenHash) != nil, "kept after its first read")
         return session.tokenHash
     }
@@ -35,7 +35,7 @@ struct SessionCacheTests {
                 try withOutsideConnection(to: path) { outsider in
                     _ = try outsider.rows("DELETE FROM sessions WHERE token_hash = ?", [.bytes(token)])
                 }
-                #expect(try await store.sessionAndUser(tokenHash: token)?.session.userID == "alice")
+                #expect(try await store.sessionLookup(tokenHash: token)?.session.userID == "alice")
                 #expect(try await store.session(tokenHash: token) == nil, "the file no longer has it")
             }
         }
@@ -48,7 +48,7 @@ struct SessionCacheTests {
             let first = try await Self.keptSession(store, app: app.id, user: "alice")
             let second = try await Self.keptSession(store, app: app.id, user: "alice")
             try await store.revokeSession(tokenHash: first, now: t0 + 1)
-            let ended = try #require(try await store.sessionAndUser(tokenHash: first))
+            let ended = try #require(try await store.sessionLookup(tokenHash: first))
             #expect(ended.session.endedAt == t0 + 1)
             #expect(ended.session.endReason == .revoked)
             #expect(store.sessionCache.answer(tokenHash: second)?.session.endedAt == nil)
@@ -66,12 +66,12 @@ struct SessionCacheTests {
             let bob = try await Self.keptSession(store, app: app.id, user: "bob")
             #expect(try await store.revokeSessions(appID: app.id, userID: "alice", now: t0 + 1) == 2)
             for token in alice {
-                #expect(try await store.sessionAndUser(tokenHash: token)?.session.endReason == .revoked)
+                #expect(try await store.sessionLookup(tokenHash: token)?.session.endReason == .revoked)
             }
             #expect(store.sessionCache.answer(tokenHash: bob) != nil, "another user's session stays kept")
 
             _ = try await store.setSuspended(appID: app.id, userID: "bob", suspended: true, now: t0 + 2)
-            let suspended = try #require(try await store.sessionAndUser(tokenHash: bob))
+            let suspended = try #require(try await store.sessionLookup(tokenHash: bob))
             #expect(suspended.user?.suspended == true)
             #expect(suspended.session.endReason == .userSuspended)
         }
@@ -88,7 +88,7 @@ struct SessionCacheTests {
                 newSession(
                     app: app.id, user: "alice",
                     profile: IdentityProfile(displayName: "Alice Liddell")))
-            #expect(try await store.sessionAndUser(tokenHash: token)?.user?.profile.displayName == "Alice Liddell")
+            #expect(try await store.sessionLookup(tokenHash: token)?.user?.profile.displayName == "Alice Liddell")
         }
     }
 
@@ -103,7 +103,7 @@ struct SessionCacheTests {
             #expect(store.sessionCache.answer(tokenHash: token) != nil, "the user's row was not written")
             // A sign-in storm of returning users must not turn away every read that overlaps it.
             let session = SessionRecord(tokenHash: [9], appID: app.id, userID: "bob", createdAt: t0, expiresAt: t0 + 60)
-            store.sessionCache.keep((session, nil), tokenHash: [9], since: ticket)
+            store.sessionCache.keep(SessionLookup(session: session, user: nil), tokenHash: [9], since: ticket)
             #expect(store.sessionCache.answer(tokenHash: [9]) != nil)
         }
     }
@@ -114,7 +114,7 @@ struct SessionCacheTests {
             let app = try await store.addApp()
             let token = try await Self.keptSession(store, app: app.id, user: "alice")
             #expect(try await store.purgeExpired(now: t0 + 7200, sessionGraceSeconds: 60).total >= 1)
-            #expect(try await store.sessionAndUser(tokenHash: token) == nil)
+            #expect(try await store.sessionLookup(tokenHash: token) == nil)
         }
     }
 
@@ -139,14 +139,14 @@ struct SessionCacheTests {
         let session = SessionRecord(tokenHash: [1], appID: UUID(), userID: "alice", createdAt: t0, expiresAt: t0 + 60)
         let before = cache.ticket()
         cache.invalidate(.session(tokenHash: [2]))
-        cache.keep((session, nil), tokenHash: [1], since: before)
+        cache.keep(SessionLookup(session: session, user: nil), tokenHash: [1], since: before)
         #expect(cache.answer(tokenHash: [1]) == nil)
-        cache.keep((session, nil), tokenHash: [1], since: cache.ticket())
+        cache.keep(SessionLookup(session: session, user: nil), tokenHash: [1], since: cache.ticket())
         #expect(cache.answer(tokenHash: [1])?.session == session)
         // A write that changes nothing kept does not refuse a read in flight.
         let during = cache.ticket()
         cache.invalidate(.none)
-        cache.keep((session, nil), tokenHash: [3], since: during)
+        cache.keep(SessionLookup(session: session, user: nil), tokenHash: [3], since: during)
         #expect(cache.answer(tokenHash: [3]) != nil)
     }
 
@@ -165,18 +165,18 @@ struct SessionCacheTests {
                             // A kept answer returns without suspending: yield, or these three
                             // would hold the concurrency pool's threads and starve the revocation.
                             while !stop.isSet {
-                                _ = try await store.sessionAndUser(tokenHash: token)
+                                _ = try await store.sessionLookup(tokenHash: token)
                                 await Task.yield()
                             }
                         }
                     }
                     try await store.revokeSession(tokenHash: token, now: t0 + 1)
-                    #expect(try await store.sessionAndUser(tokenHash: token)?.session.endedAt != nil)
+                    #expect(try await store.sessionLookup(tokenHash: token)?.session.endedAt != nil)
                     stop.set()
                     try await group.waitForAll()
                 }
                 // Every read that was in flight has finished: none may have kept the live session.
-                #expect(try await store.sessionAndUser(tokenHash: token)?.session.endedAt != nil, "round \(round)")
+                #expect(try await store.sessionLookup(tokenHash: token)?.session.endedAt != nil, "round \(round)")
             }
         }
     }
@@ -188,7 +188,7 @@ struct SessionCacheTests {
             let session = SessionRecord(
                 tokenHash: [UInt8(index)], appID: UUID(), userID: "u\(index)",
                 createdAt: t0, expiresAt: t0 + 60)
-            cache.keep((session, nil), tokenHash: [UInt8(index)], since: cache.ticket())
+            cache.keep(SessionLookup(session: session, user: nil), tokenHash: [UInt8(index)], since: cache.ticket())
             #expect(cache.count <= 4)
         }
         #expect(cache.answer(tokenHash: [9]) != nil, "the newest is kept")
@@ -198,7 +198,7 @@ struct SessionCacheTests {
                 let app = try await store.addApp()
                 let session = newSession(app: app.id, user: "alice")
                 _ = try await store.createSession(session)
-                #expect(try await store.sessionAndUser(tokenHash: session.tokenHash)?.session.userID == "alice")
+                #expect(try await store.sessionLookup(tokenHash: session.tokenHash)?.session.userID == "alice")
                 #expect(store.sessionCache.count == 0)
             }
         }

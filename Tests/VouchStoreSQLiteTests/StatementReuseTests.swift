@@ -26,7 +26,7 @@ struct StatementReuseTests {
             // prepared before the connection first read the schema is prepared once more
             // (BEGIN is): a warm-up round takes those, and no later round may add any.
             func round(_ index: Int, _ token: [UInt8]) async throws {
-                #expect(try await store.sessionAndUser(tokenHash: token)?.session.userID == "user-\(index)")
+                #expect(try await store.sessionLookup(tokenHash: token)?.session.userID == "user-\(index)")
                 _ = try await store.signInFacts(
                     SignInFactsQuery(
                         appID: app.id, serverNonce: ServerNonceUse(hash: randomBytes(), expiresAt: t0 + Int64(index)),
@@ -40,7 +40,7 @@ struct StatementReuseTests {
             #expect(reprepared == afterWarmUp, "prepared again at a new binding: \(reprepared), after warming up: \(afterWarmUp)")
 
             // The counter sees what it is for: the join that was prepared again every time.
-            let join = SessionWithUser.selection + " WHERE s.token_hash = ?"
+            let join = SessionLookupSQL.selection + " WHERE s.token_hash = ?"
             let hashes = tokens
             let joinReprepared = try await store.read("join") { db in
                 for token in hashes { _ = try db.rows(join, [.bytes(token)]) }

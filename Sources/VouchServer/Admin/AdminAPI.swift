@@ -21,6 +21,8 @@ struct AdminAPI {
             AdminKeyRoutes(store: store, clock: clock).routes,
             AdminRegistrationSecretRoutes(store: store, clock: clock).routes,
             AdminUserRoutes(store: store, clock: clock).routes,
+            AdminSessionRoutes(store: store, clock: clock).routes,
+            AdminCutoffRoutes(operations: CutoffOperations(store: store, clock: clock)).routes,
             AdminTokenValidationRoutes(store: store, authenticator: authenticator).routes,
             AuditRoutes(store: store, rejections: rejections).routes,
         ]

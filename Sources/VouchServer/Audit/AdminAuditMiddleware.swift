@@ -59,7 +59,7 @@ struct AdminAuditMiddleware<Context: RequestContext>: RouterMiddleware {
         let entry = NewAuditEntry(
             at: clock(), kind: .admin, actor: principal(context)?.auditActor ?? "unknown",
             action: noted.action ?? spec?.action ?? "\(request.method.rawValue) \(route)", outcome: outcome,
-            appID: appID, objectType: objectID == nil ? nil : objectType, objectID: objectID)
+            appID: appID, objectType: objectID == nil ? nil : objectType, objectID: objectID, note: noted.note)
         await write(entry, logger: context.logger)
     }
 

@@ -12,6 +12,7 @@ final class AuditNote: Sendable {
         var appID: UUID?
         var objectType: String?
         var objectID: String?
+        var note: String?
     }
 
     @TaskLocal static var current: AuditNote?
@@ -23,6 +24,11 @@ final class AuditNote: Sendable {
     /// Records the action more precisely than the route's default.
     static func action(_ action: String) {
         current?.state.withLock { $0.action = action }
+    }
+
+    /// Adds free text: a cutoff's reason, how many sessions an action ended.
+    static func note(_ note: String) {
+        current?.state.withLock { $0.note = note }
     }
 
     /// Names the app concerned.

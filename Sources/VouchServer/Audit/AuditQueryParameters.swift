@@ -95,7 +95,7 @@ extension AuditEntry {
             object: entry.objectID.map { AuditEventResponse.Object(type: entry.objectType ?? "", id: $0) },
             detail: AuditEventResponse.Detail(
                 action: entry.action, outcome: rejected ? nil : entry.outcome,
-                reason: rejected ? entry.outcome : nil, count: entry.count),
+                reason: rejected ? entry.outcome : entry.note, count: entry.count),
             appID: entry.appID.map(LayerID.app))
     }
 }

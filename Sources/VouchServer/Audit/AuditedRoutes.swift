@@ -31,6 +31,11 @@ enum AuditedRoutes {
         "POST /admin/apps/{app}/registration-secrets/{key}/revoke": spec("secret.revoke", "registration_secret", "key"),
         "PATCH /admin/apps/{app}/users/{user}": spec("user.update", "user", "user"),
         "DELETE /admin/apps/{app}/users/{user}/sessions": spec("user.revoke_sessions", "user", "user"),
+        "POST /admin/apps/{app}/cutoff": spec("cutoff.app", "app", "app"),
+        "POST /admin/providers/{provider}/cutoff": spec("cutoff.provider", "provider", "provider"),
+        "POST /admin/keys/{key}/cutoff": spec("cutoff.key", "key", "key"),
+        "POST /admin/apps/{app}/users/{user}/cutoff": spec("cutoff.user", "user", "user"),
+        "DELETE /admin/sessions/{session}": spec("session.revoke", "session", "session"),
         "POST /admin/tools/validate-identity-token": readOnly,
 
         "POST /dashboard/sign-out": spec("dashboard.sign_out"),

@@ -206,6 +206,7 @@ extension CurrentUserResponse.Session: JSONBodyWritable {
         writer.object { object in
             object.member("created_at", createdAt)
             object.member("expires_at", expiresAt)
+            object.member("session_id", sessionID)
         }
     }
 }

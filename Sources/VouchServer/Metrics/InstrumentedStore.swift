@@ -9,7 +9,7 @@ import VouchStore
 /// are measured the same way, from the server's side of the call.
 ///
 /// Every `Store` requirement is forwarded explicitly, including those with a default
-/// implementation (`sessionAndUser`, `signInFacts`), so a backend's own faster version is
+/// implementation (`sessionLookup`, `signInFacts`), so a backend's own faster version is
 /// still the one called: a method added to `Store` must be added here too.
 struct InstrumentedStore: Store {
     let base: any Store
@@ -124,7 +124,9 @@ struct InstrumentedStore: Store {
 
     @discardableResult
     func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
-        try await timed(.revokeSessions) { try await base.revokeSessions(appID: appID, userID: userID, now: now) }
+        let ended = try await timed(.revokeSessions) { try await base.revokeSessions(appID: appID, userID: userID, now: now) }
+        metrics.recordSessionsEnded(.revoked, count: ended)
+        return ended
     }
 
     func signInFacts(_ questions: SignInFactsQuery) async throws -> SignInFacts {
@@ -139,12 +141,61 @@ struct InstrumentedStore: Store {
         try await timed(.session) { try await base.session(tokenHash: tokenHash) }
     }
 
-    func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
-        try await timed(.sessionAndUser) { try await base.sessionAndUser(tokenHash: tokenHash) }
+    func sessionLookup(tokenHash: [UInt8]) async throws -> SessionLookup? {
+        try await timed(.sessionLookup) { try await base.sessionLookup(tokenHash: tokenHash) }
     }
 
-    func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
-        try await timed(.revokeSession) { try await base.revokeSession(tokenHash: tokenHash, now: now) }
+    func markSessionSeen(tokenHash: [UInt8], now: Int64) async throws {
+        try await timed(.markSessionSeen) { try await base.markSessionSeen(tokenHash: tokenHash, now: now) }
+    }
+
+    func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup] {
+        try await timed(.liveSessions) { try await base.liveSessions(appID: appID, userID: userID, now: now) }
+    }
+
+    func sessionLookup(sessionID: UUID) async throws -> SessionLookup? {
+        try await timed(.sessionLookupByID) { try await base.sessionLookup(sessionID: sessionID) }
+    }
+
+    func endSession(
+        sessionID: UUID, owner: (appID: UUID, userID: String)?, reason: SessionEndReason, now: Int64
+    ) async throws -> SessionLookup? {
+        let found = try await timed(.endSession) {
+            try await base.endSession(sessionID: sessionID, owner: owner, reason: reason, now: now)
+        }
+        if let found, found.standing(at: now).isLive, let kind = SessionEndingKind(reason) {
+            metrics.recordSessionsEnded(kind, count: 1)
+        }
+        return found
+    }
+
+    func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int {
+        let ended = try await timed(.signOutOtherSessions) {
+            try await base.signOutOtherSessions(appID: appID, userID: userID, keeping: tokenHash, now: now)
+        }
+        metrics.recordSessionsEnded(.signedOut, count: ended)
+        return ended
+    }
+
+    func cutOff(_ target: CutoffTarget, reason: String?, now: Int64) async throws -> CutoffResult {
+        let result = try await timed(.cutOff) { try await base.cutOff(target, reason: reason, now: now) }
+        metrics.recordSessionsEnded(.cutOff, count: result.sessionsEnded)
+        return result
+    }
+
+    func cutoff(of target: CutoffTarget) async throws -> ScopeCutoff {
+        try await timed(.cutoff) { try await base.cutoff(of: target) }
+    }
+
+    func liveSessionCount(of target: CutoffTarget, now: Int64) async throws -> Int {
+        try await timed(.liveSessionCountOfTarget) { try await base.liveSessionCount(of: target, now: now) }
+    }
+
+    @discardableResult
+    func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
+        let ended = try await timed(.revokeSession) { try await base.revokeSession(tokenHash: tokenHash, now: now) }
+        if ended { metrics.recordSessionsEnded(.revoked, count: 1) }
+        return ended
     }
 
     func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {

@@ -111,6 +111,22 @@ struct ServerMetrics: Sendable {
         case accepted, rejected, refused
     }
 
+    static let sessionsEndedLabel = "vouch_sessions_ended_total"
+
+    /// Sessions ended by a request, by kind (`SessionEndingKind`); every kind's series exists from
+    /// the start, at 0.
+    func recordSessionsEnded(_ kind: SessionEndingKind, count: Int) {
+        guard count > 0 else { return }
+        Counter(label: Self.sessionsEndedLabel, dimensions: [("kind", kind.rawValue)], factory: factory).increment(by: count)
+    }
+
+    /// Makes every sessions-ended series, so that a dashboard sees 0 rather than nothing.
+    func registerSessionsEnded() {
+        for kind in SessionEndingKind.allCases {
+            Counter(label: Self.sessionsEndedLabel, dimensions: [("kind", kind.rawValue)], factory: factory).increment(by: 0)
+        }
+    }
+
     /// The text exposition format, for `GET /metrics`: the registry's metrics, then the duration
     /// histograms of our own.
     func exposition() -> [UInt8] {

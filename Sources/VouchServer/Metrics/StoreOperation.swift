@@ -4,7 +4,8 @@ enum StoreOperation: String, CaseIterable, Sendable {
     case createApp, app, apps, updateApp, createProvider, provider, bindProvider, unbindProvider, createKey,
         key, keys, setKeyStatus, createRegistrationSecret, registrationSecret, registrationSecrets,
         revokeRegistrationSecret, registrationNonceSeen, serverNonceUsed, user, setSuspended,
-        activeSessionCount, revokeSessions, signInFacts, createSession, session, sessionAndUser,
-        revokeSession, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
+        activeSessionCount, revokeSessions, signInFacts, createSession, session, sessionLookup,
+        revokeSession, markSessionSeen, liveSessions, sessionLookupByID, endSession, signOutOtherSessions,
+        cutOff, cutoff, liveSessionCountOfTarget, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
         close
 }

@@ -47,7 +47,7 @@ struct Authenticator: Sendable {
     /// - Returns: the session, or the refusal with the rule the token breaks.
     /// - Throws: `APIError.invalidAppID` for an unknown app (it outranks every verdict), and the
     ///   store's failures.
-    func signIn(identityToken: String, appID: UUID) async throws -> SignInOutcome {
+    func signIn(identityToken: String, appID: UUID, device: DeviceDescription? = nil) async throws -> SignInOutcome {
         let now = clock()
         let plan = verifier.plan(identityToken, appID: appID)
         let gathered = try await facts.forSignIn(plan, now: now)
@@ -74,45 +74,66 @@ struct Authenticator: Sendable {
 
         let (token, sessionKey) = SessionToken.generate(now: now)
         let expiresAt = now + app.sessionTTLSeconds
+        let sessionID = PublicSessionID.make()
         let user: UserRecord
         do {
             user = try await store.createSession(
                 NewSession(
                     tokenHash: sessionKey, appID: app.id, userID: verified.userID,
                     profile: verified.identity,
-                    createdAt: now, expiresAt: expiresAt, nonce: nonce, keyID: verified.keyID))
+                    createdAt: now, expiresAt: expiresAt, nonce: nonce, keyID: verified.keyID,
+                    providerID: verified.providerID, sessionID: sessionID, device: device))
         } catch StoreError.nonceAlreadyUsed {
             return .refused(verified.profile.usedNonceRejection, serverTime: now)
         } catch StoreError.userSuspended {
             return .refused(verified.profile.suspendedUserRejection, serverTime: now)
         }
-        return .signedIn(SignedInSession(sessionToken: token, expiresAt: Timestamp.rfc3339(expiresAt), user: user))
+        return .signedIn(
+            SignedInSession(
+                sessionToken: token, sessionID: sessionID.lowercased, expiresAt: Timestamp.rfc3339(expiresAt), user: user))
     }
 
     /// Checks an `Authorization` header; throws the authentication challenge when it does not
-    /// name a live session of a user in good standing.
+    /// name a session that `SessionStanding` finds live, the rule every path that accepts a
+    /// session goes by. Moves the session's `last_seen_at` when it is a minute old (a write once
+    /// a minute per session at most, never on the other requests).
     func authenticate(authorization: String?) async throws -> AuthenticatedSession {
         guard let token = SessionCredentials.token(fromAuthorization: authorization) else {
             throw challenge(.missingCredentials)
         }
-        guard let (session, stored) = try await store.sessionAndUser(tokenHash: SessionToken.storageKey(token)) else {
+        let tokenHash = SessionToken.storageKey(token)
+        guard let lookup = try await store.sessionLookup(tokenHash: tokenHash) else {
             throw challenge(.sessionUnknown)
         }
-        let user = stored ?? UserRecord(appID: session.appID, userID: session.userID, profile: IdentityProfile(), suspended: false)
+        let now = clock()
+        let session = lookup.session
         // The session's app is known: its challenge nonce admits a sign-in to that app only.
-        if user.suspended { throw challenge(.userSuspended, appID: session.appID) }
-        if session.endedAt != nil { throw challenge(.sessionRevoked, appID: session.appID) }
-        if session.expiresAt <= clock() { throw challenge(.sessionExpired, appID: session.appID) }
+        switch lookup.standing(at: now) {
+        case .live: break
+        case .userSuspended: throw challenge(.userSuspended, appID: session.appID)
+        case .signedOut: throw challenge(.sessionSignedOut, appID: session.appID)
+        case .revoked: throw challenge(.sessionRevoked, appID: session.appID)
+        case .cutOff(_, let reason): throw challenge(.sessionRevoked, appID: session.appID, detail: reason)
+        case .expired: throw challenge(.sessionExpired, appID: session.appID)
+        }
+        if now - session.lastSeenAt >= SessionRecord.lastSeenResolutionSeconds {
+            // Advisory: a failed mark leaves the previous one and does not fail the request.
+            try? await store.markSessionSeen(tokenHash: tokenHash, now: now)
+        }
+        let user =
+            lookup.user ?? UserRecord(appID: session.appID, userID: session.userID, profile: IdentityProfile(), suspended: false)
         return AuthenticatedSession(session: session, user: user)
     }
 
-    /// The 401 of PROTOCOL §3, with a fresh nonce so the client can sign in again at once.
-    func challenge(_ reason: ChallengeReason, appID: UUID? = nil) -> APIError {
+    /// The 401 of PROTOCOL §3, with a fresh nonce so the client can sign in again at once;
+    /// `detail` is a cutoff's reason, shown as `data.detail`.
+    func challenge(_ reason: ChallengeReason, appID: UUID? = nil, detail: String? = nil) -> APIError {
         let nonce = issueNonce(appID: appID)
+        var data: [String: JSONValue] = ["nonce": .string(nonce.nonce), "reason": .string(reason.rawValue)]
+        if let detail { data["detail"] = .string(detail) }
         return APIError(
             .authenticationRequired, "Authentication is required: sign in again with the nonce in `data.nonce`.",
-            data: ["nonce": .string(nonce.nonce), "reason": .string(reason.rawValue)],
-            headers: [.wwwAuthenticate: "Layer nonce=\"\(nonce.nonce)\""])
+            data: data, headers: [.wwwAuthenticate: "Layer nonce=\"\(nonce.nonce)\""])
     }
 
     /// `DELETE /sessions/<token>`: idempotent, silent about whether the token existed.

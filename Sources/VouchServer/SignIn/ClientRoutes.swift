@@ -50,7 +50,8 @@ struct ClientRoutes {
             let body = try await RequestBodyReader.decode(CreateSessionRequest.self, from: request, context: context)
             let token: String
             (token, appID) = try AppLookup.tokenAndAppID(body)
-            outcome = try await authenticator.signIn(identityToken: token, appID: appID)
+            let device = try body.device.flatMap(Self.validated)
+            outcome = try await authenticator.signIn(identityToken: token, appID: appID, device: device)
         } catch {
             signIns.recordRefusal(error)
             throw error
@@ -74,7 +75,18 @@ struct ClientRoutes {
             CurrentUserAnswer(
                 user: authenticated.user,
                 sessionCreatedAt: Timestamp.rfc3339(authenticated.session.createdAt),
-                sessionExpiresAt: Timestamp.rfc3339(authenticated.session.expiresAt)))
+                sessionExpiresAt: Timestamp.rfc3339(authenticated.session.expiresAt),
+                sessionID: authenticated.session.sessionID.lowercased))
+    }
+
+    /// Each field under the rules of names (422 naming `device.<field>`); an empty description is
+    /// no device.
+    static func validated(_ device: DeviceDescription) throws -> DeviceDescription? {
+        let checked = DeviceDescription(
+            name: try device.name.map { try AdminValidation.name($0, property: "device.name") },
+            platform: try device.platform.map { try AdminValidation.name($0, property: "device.platform") },
+            appVersion: try device.appVersion.map { try AdminValidation.name($0, property: "device.app_version") })
+        return checked.isEmpty ? nil : checked
     }
 
     private func enforceRateLimit(_ context: VouchRequestContext) throws {

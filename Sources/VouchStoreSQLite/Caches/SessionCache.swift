@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import VouchStore
 
-/// The answers of `sessionAndUser` kept in memory between the writes that could change them, so
+/// The answers of `sessionLookup` kept in memory between the writes that could change them, so
 /// that an authenticated request reads no SQL while its session and user stay as they were.
 ///
 /// It is safe because of where it lives. Every write to the file goes through this store's
@@ -21,8 +21,6 @@ final class SessionCache: Sendable {
         fileprivate let generation: UInt64
     }
 
-    typealias Answer = (session: SessionRecord, user: UserRecord?)
-
     /// The most sessions kept; 0 turns the cache off.
     let capacity: Int
     private let state = Mutex(State())
@@ -36,14 +34,9 @@ final class SessionCache: Sendable {
         let userID: String
     }
 
-    private struct Entry {
-        let session: SessionRecord
-        let user: UserRecord?
-    }
-
     private struct State: ~Copyable {
         var generation: UInt64 = 0
-        var entries: [[UInt8]: Entry] = [:]
+        var entries: [[UInt8]: SessionLookup] = [:]
         /// The cached token hashes of each user, to drop them with the user.
         var tokenHashesByUser: [UserKey: [[UInt8]]] = [:]
 
@@ -69,11 +62,9 @@ final class SessionCache: Sendable {
     var count: Int { state.withLock { $0.entries.count } }
 
     /// The kept answer for this token hash, if any.
-    func answer(tokenHash: [UInt8]) -> Answer? {
+    func answer(tokenHash: [UInt8]) -> SessionLookup? {
         guard capacity > 0 else { return nil }
-        return state.withLock { state in
-            state.entries[tokenHash].map { ($0.session, $0.user) }
-        }
+        return state.withLock { state in state.entries[tokenHash] }
     }
 
     /// Taken before a read whose answer may be kept.
@@ -83,7 +74,7 @@ final class SessionCache: Sendable {
 
     /// Keeps `answer` unless something was invalidated since `ticket` was taken (the answer may
     /// then predate that write).
-    func keep(_ answer: Answer, tokenHash: [UInt8], since ticket: Ticket) {
+    func keep(_ answer: SessionLookup, tokenHash: [UInt8], since ticket: Ticket) {
         guard capacity > 0 else { return }
         state.withLock { state in
             guard state.generation == ticket.generation else { return }
@@ -92,7 +83,7 @@ final class SessionCache: Sendable {
                 let key = UserKey(appID: answer.session.appID, userID: answer.session.userID)
                 state.tokenHashesByUser[key, default: []].append(tokenHash)
             }
-            state.entries[tokenHash] = Entry(session: answer.session, user: answer.user)
+            state.entries[tokenHash] = answer
         }
     }
 

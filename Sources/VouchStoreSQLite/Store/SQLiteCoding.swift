@@ -13,6 +13,10 @@ extension SQLiteData {
     static func bool(_ value: Bool) -> SQLiteData { .integer(value ? 1 : 0) }
 
     static func optionalText(_ value: String?) -> SQLiteData { value.map { .text($0) } ?? .null }
+
+    static func optionalUUID(_ value: UUID?) -> SQLiteData { value.map { .uuid($0) } ?? .null }
+
+    static func optionalInt64(_ value: Int64?) -> SQLiteData { value.map { .integer($0) } ?? .null }
 }
 
 /// Typed reads of a result row. A column that is missing or holds the wrong type means the file was

@@ -174,6 +174,97 @@ enum SQLiteMigrations {
                 "DROP INDEX sessions_by_expiry",
                 "CREATE INDEX sessions_by_expiry_and_user ON sessions (expires_at, token_hash, app_id, user_id)",
             ]),
+        // Cutoffs and devices. Apps, providers, keys and users get a cutoff generation (0 until the
+        // first cutoff); a session records each of its objects' generations when it is made, which
+        // provider and key opened it, a public id, its device and when it was last used. The table
+        // is rebuilt because SQLite cannot change the CHECK on `end_reason` (`signed_out` is new).
+        // The public id is indexed: it is time-ordered (`PublicSessionID`), so the index appends.
+        // Sessions made before this step get a random id and no provider or key.
+        SQLiteMigration(
+            version: 6,
+            statements: [
+                "ALTER TABLE apps ADD COLUMN cutoff_generation INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE apps ADD COLUMN cutoff_at INTEGER",
+                "ALTER TABLE apps ADD COLUMN cutoff_reason TEXT",
+                "ALTER TABLE providers ADD COLUMN cutoff_generation INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE providers ADD COLUMN cutoff_at INTEGER",
+                "ALTER TABLE providers ADD COLUMN cutoff_reason TEXT",
+                "ALTER TABLE provider_keys ADD COLUMN cutoff_generation INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE provider_keys ADD COLUMN cutoff_at INTEGER",
+                "ALTER TABLE provider_keys ADD COLUMN cutoff_reason TEXT",
+                "ALTER TABLE users ADD COLUMN cutoff_generation INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE users ADD COLUMN cutoff_at INTEGER",
+                "ALTER TABLE users ADD COLUMN cutoff_reason TEXT",
+                """
+                CREATE TABLE sessions_v6 (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    session_id TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    ended_at INTEGER,
+                    -- ORs, not IN: SQLite checks an IN list of three or more through an ephemeral
+                    -- table built at every insert (a sign-in's cost, see `StatementReuseTests`).
+                    end_reason TEXT CHECK (end_reason = 'revoked' OR end_reason = 'user_suspended' OR end_reason = 'signed_out'),
+                    provider_id TEXT,
+                    key_id TEXT,
+                    app_generation INTEGER NOT NULL DEFAULT 0,
+                    provider_generation INTEGER,
+                    key_generation INTEGER,
+                    user_generation INTEGER NOT NULL DEFAULT 0,
+                    device_name TEXT,
+                    device_platform TEXT,
+                    device_app_version TEXT,
+                    last_seen_at INTEGER,
+                    CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+                    FOREIGN KEY (app_id, user_id) REFERENCES users (app_id, user_id)
+                ) STRICT, WITHOUT ROWID
+                """,
+                """
+                INSERT INTO sessions_v6 (token_hash, session_id, app_id, user_id, created_at, expires_at, ended_at,
+                                         end_reason, last_seen_at)
+                SELECT token_hash,
+                       lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2)
+                             || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2)
+                             || '-' || hex(randomblob(6))),
+                       app_id, user_id, created_at, expires_at, ended_at, end_reason, created_at
+                FROM sessions
+                """,
+                "DROP TABLE sessions",
+                "ALTER TABLE sessions_v6 RENAME TO sessions",
+                "CREATE INDEX sessions_by_expiry_and_user ON sessions (expires_at, token_hash, app_id, user_id)",
+                "CREATE UNIQUE INDEX sessions_by_session_id ON sessions (session_id)",
+                // The audit log gains users' own actions (kind `user`) and a note (a cutoff's
+                // reason); the CHECK on `kind` changes, so the table is rebuilt, ids kept.
+                """
+                CREATE TABLE audit_log_v6 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind = 'admin' OR kind = 'sign_in_rejected' OR kind = 'user'),
+                    actor TEXT,
+                    action TEXT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    app_id TEXT,
+                    object_type TEXT,
+                    object_id TEXT,
+                    count INTEGER NOT NULL CHECK (count > 0),
+                    note TEXT
+                ) STRICT
+                """,
+                """
+                INSERT INTO audit_log_v6 (id, at, kind, actor, action, outcome, app_id, object_type, object_id, count)
+                SELECT id, at, kind, actor, action, outcome, app_id, object_type, object_id, count FROM audit_log
+                """,
+                // AUTOINCREMENT's high-water mark survives the purges the copy cannot show.
+                "DELETE FROM sqlite_sequence WHERE name = 'audit_log_v6'",
+                "INSERT INTO sqlite_sequence (name, seq) SELECT 'audit_log_v6', seq FROM sqlite_sequence WHERE name = 'audit_log'",
+                "DROP TABLE audit_log",
+                "ALTER TABLE audit_log_v6 RENAME TO audit_log",
+                "CREATE INDEX audit_log_by_at ON audit_log (at)",
+                "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
+                "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

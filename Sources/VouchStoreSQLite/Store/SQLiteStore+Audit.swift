@@ -8,13 +8,13 @@ extension SQLiteStore {
             for entry in entries {
                 try db.execute(
                     """
-                    INSERT INTO audit_log (at, kind, actor, action, outcome, app_id, object_type, object_id, count)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO audit_log (at, kind, actor, action, outcome, app_id, object_type, object_id, count, note)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .int64(entry.at), .text(entry.kind.rawValue), .optionalText(entry.actor), .text(entry.action),
                         .text(entry.outcome), entry.appID.map { .uuid($0) } ?? .null, .optionalText(entry.objectType),
-                        .optionalText(entry.objectID), .int64(entry.count),
+                        .optionalText(entry.objectID), .int64(entry.count), .optionalText(entry.note),
                     ])
             }
         }

@@ -15,7 +15,7 @@ extension SQLiteStore {
         // wrote it, and only then are the user's kept sessions dropped (after the commit, before
         // the caller hears). A returning user whose claims change nothing invalidates nothing, so
         // a storm of sign-ins does not keep emptying the authenticated requests' cache.
-        let writerUsers = writerUsers
+        let (writerUsers, writerGenerations) = (writerUsers, writerGenerations)
         let (user, markedKey, wroteUser) = try await transaction("createSession", invalidating: .none) { db in
             // A returning user's row as this writer last saw it, or read (see `WriterUserCache`).
             let kept = writerUsers.user(appID: session.appID, userID: session.userID)
@@ -43,11 +43,27 @@ extension SQLiteStore {
                 wroteUser = true
             }
 
+            // The generations as the writer sees them now: a cutoff before this in the writer's
+            // order is recorded, one after it counts and ends this session.
+            let generations = SessionGenerations(
+                app: try Self.generation(of: .app(session.appID), db, writerGenerations),
+                provider: try session.providerID.map { try Self.generation(of: .provider($0), db, writerGenerations) },
+                key: try session.keyID.map { try Self.generation(of: .key($0), db, writerGenerations) },
+                user: user.cutoff.generation)
+            let device = session.device
             try db.execute(
-                "INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                """
+                INSERT INTO sessions (token_hash, session_id, app_id, user_id, created_at, expires_at, provider_id,
+                                      key_id, app_generation, provider_generation, key_generation, user_generation,
+                                      device_name, device_platform, device_app_version, last_seen_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?5)
+                """,
                 [
-                    .bytes(session.tokenHash), .uuid(session.appID), .text(session.userID),
-                    .int64(session.createdAt), .int64(session.expiresAt),
+                    .bytes(session.tokenHash), .uuid(session.sessionID), .uuid(session.appID), .text(session.userID),
+                    .int64(session.createdAt), .int64(session.expiresAt), .optionalUUID(session.providerID),
+                    .optionalUUID(session.keyID), .int64(generations.app), .optionalInt64(generations.provider),
+                    .optionalInt64(generations.key), .int64(generations.user), .optionalText(device?.name),
+                    .optionalText(device?.platform), .optionalText(device?.appVersion),
                 ])
             var markedKey = false
             if let keyID = keyToMark {
@@ -93,6 +109,25 @@ extension SQLiteStore {
             [.uuid(session.appID), .text(session.userID)])
         guard let row = rows.first else { throw StoreError.unavailable("the user just written was not found") }
         return try UserRecord(row: row)
+    }
+
+    /// The object's cutoff generation as the writer sees it: kept, or read and kept. An object
+    /// with no row records 0 (the sign-in's verdict already refused unknown objects; the session's
+    /// foreign key refuses an unknown app).
+    private static func generation(
+        of object: WriterCutoffGenerations.Object, _ db: SQLiteRunner, _ kept: WriterCutoffGenerations
+    ) throws -> Int64 {
+        if let generation = kept.generation(of: object) { return generation }
+        let (table, id) =
+            switch object {
+            case .app(let id): ("apps", id)
+            case .provider(let id): ("providers", id)
+            case .key(let id): ("provider_keys", id)
+            }
+        let generation =
+            try db.rows("SELECT cutoff_generation FROM \(table) WHERE id = ?", [.uuid(id)]).first?.int64("cutoff_generation") ?? 0
+        kept.keep(generation, of: object)
+        return generation
     }
 
     /// Whether `claim` would refuse the nonce, without recording anything.
@@ -141,20 +176,20 @@ extension SQLiteStore {
 
     /// Answered from `sessionCache` when it holds the session (see there why that is as fresh as
     /// the file); otherwise read, and kept.
-    public func sessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
+    public func sessionLookup(tokenHash: [UInt8]) async throws -> SessionLookup? {
         if let kept = sessionCache.answer(tokenHash: tokenHash) { return kept }
         let ticket = sessionCache.ticket()
-        guard let read = try await readSessionAndUser(tokenHash: tokenHash) else { return nil }
+        guard let read = try await readSessionLookup(tokenHash: tokenHash) else { return nil }
         sessionCache.keep(read, tokenHash: tokenHash, since: ticket)
         return read
     }
 
-    private func readSessionAndUser(tokenHash: [UInt8]) async throws -> (session: SessionRecord, user: UserRecord?)? {
-        // Two single-table statements in one read, not `SessionWithUser`'s join: SQLite plans a
-        // join in full and this one came out marked to be re-prepared whenever its parameter is
+    private func readSessionLookup(tokenHash: [UInt8]) async throws -> SessionLookup? {
+        // Single-table statements in one read, not `SessionLookupSQL`'s join: SQLite plans a join
+        // in full and one like it came out marked to be re-prepared whenever its parameter is
         // bound, i.e. parsed again on every request (a sixth of an authenticated request in a
         // profile); a single-table look-up by primary key takes the planner's short cut.
-        try await read("sessionAndUser") { db in
+        try await read("sessionLookup") { db in
             guard
                 let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
                     .first.map(SessionRecord.init(row:))
@@ -163,18 +198,42 @@ extension SQLiteStore {
                 "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
                 [.uuid(session.appID), .text(session.userID)]
             ).first.map(UserRecord.init(row:))
-            return (session, user)
+            let cutoffs = CatalogueCutoffs(
+                app: try Self.cutoff(table: "apps", id: session.appID, db),
+                provider: try session.providerID.flatMap { try Self.cutoff(table: "providers", id: $0, db) },
+                key: try session.keyID.flatMap { try Self.cutoff(table: "provider_keys", id: $0, db) })
+            return SessionLookup(session: session, user: user, cutoffs: cutoffs)
         }
     }
 
-    public func revokeSession(tokenHash: [UInt8], now: Int64) async throws {
-        try await exclusive("revokeSession", invalidating: .session(tokenHash: tokenHash)) { db in
+    /// The cutoff of one catalogue row; `nil` when there is no such row.
+    static func cutoff(table: String, id: UUID, _ db: SQLiteRunner) throws -> ScopeCutoff? {
+        try db.rows("SELECT cutoff_generation, cutoff_at, cutoff_reason FROM \(table) WHERE id = ?", [.uuid(id)])
+            .first.flatMap { try ScopeCutoff(row: $0, prefix: "") }
+    }
+
+    /// One statement, once a minute per session at most: the request that finds the kept
+    /// `lastSeenAt` a minute old writes it, every other request of that minute writes nothing.
+    public func markSessionSeen(tokenHash: [UInt8], now: Int64) async throws {
+        try await exclusive("markSessionSeen", invalidating: .session(tokenHash: tokenHash)) { db in
             try db.execute(
+                """
+                UPDATE sessions SET last_seen_at = ?1
+                WHERE token_hash = ?2 AND ended_at IS NULL AND (last_seen_at IS NULL OR last_seen_at <= ?1 - ?3)
+                """,
+                [.int64(now), .bytes(tokenHash), .int64(SessionRecord.lastSeenResolutionSeconds)])
+        }
+    }
+
+    @discardableResult
+    public func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
+        try await exclusive("revokeSession", invalidating: .session(tokenHash: tokenHash)) { db in
+            try db.changes(
                 """
                 UPDATE sessions SET ended_at = ?, end_reason = ?
                 WHERE token_hash = ? AND ended_at IS NULL AND expires_at > ?
                 """,
-                [.int64(now), .text(SessionEndReason.revoked.rawValue), .bytes(tokenHash), .int64(now)])
+                [.int64(now), .text(SessionEndReason.revoked.rawValue), .bytes(tokenHash), .int64(now)]) > 0
         }
     }
 }

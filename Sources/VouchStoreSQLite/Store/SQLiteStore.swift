@@ -37,6 +37,8 @@ public final class SQLiteStore: Store {
     /// The users' rows as the writer's transactions last saw them, kept and dropped inside those
     /// transactions (see there why that is exact).
     let writerUsers: WriterUserCache
+    /// The catalogue's cutoff generations as the writer last saw them, under the same rule.
+    let writerGenerations: WriterCutoffGenerations
     /// Keeps other processes' stores off the file (nil for an in-memory database).
     private let fileLock: SQLiteFileLock?
 
@@ -44,7 +46,7 @@ public final class SQLiteStore: Store {
         worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
         checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection,
         sessionCache: SessionCache, catalogueCache: CatalogueCache, writerUsers: WriterUserCache,
-        fileLock: SQLiteFileLock?, logger: Logger
+        writerGenerations: WriterCutoffGenerations, fileLock: SQLiteFileLock?, logger: Logger
     ) {
         self.worker = worker
         self.readers = readers
@@ -54,6 +56,7 @@ public final class SQLiteStore: Store {
         self.sessionCache = sessionCache
         self.catalogueCache = catalogueCache
         self.writerUsers = writerUsers
+        self.writerGenerations = writerGenerations
         self.fileLock = fileLock
         self.logger = logger
     }
@@ -94,12 +97,16 @@ public final class SQLiteStore: Store {
         var afterCommit: (@Sendable (Int, SQLiteRunner) -> Void)?
         if let checkpointer { afterCommit = { operations, db in checkpointer.committed(operations: operations, on: db) } }
         let writerUsers = WriterUserCache(capacity: sessionCacheCapacity == 0 ? 0 : WriterUserCache.defaultCapacity)
+        let writerGenerations = WriterCutoffGenerations()
         let worker: SQLiteWorker
         do {
             worker = SQLiteWorker(
                 handle: try SQLiteConnectionHandle(path: path, gathersWALWrites: true), logger: logger,
                 gathering: groupGathering, afterCommit: afterCommit,
-                afterRollback: { writerUsers.forgetAll() })
+                afterRollback: {
+                    writerUsers.forgetAll()
+                    writerGenerations.forgetAll()
+                })
         } catch {
             fileLock?.release()
             throw StoreError.from(sqlite: error)
@@ -128,7 +135,7 @@ public final class SQLiteStore: Store {
                 worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
                 readConnection: readConnection, sessionCache: SessionCache(capacity: sessionCacheCapacity),
                 catalogueCache: CatalogueCache(capacity: sessionCacheCapacity == 0 ? 0 : CatalogueCache.defaultCapacity),
-                writerUsers: writerUsers, fileLock: fileLock, logger: logger)
+                writerUsers: writerUsers, writerGenerations: writerGenerations, fileLock: fileLock, logger: logger)
         } catch {
             _ = await worker.close()
             fileLock?.release()
@@ -223,10 +230,10 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// `body`, preceded on the writer by dropping the users it can change from `writerUsers`: the
-    /// users' rows are read after that in the writer's order, so none kept from before the write
-    /// is used after it (a write that says `.none`, `.session` or `.sessions` changes no user's
-    /// row).
+    /// `body`, preceded on the writer by dropping the users it can change from `writerUsers` (and,
+    /// for `.everything`, the catalogue's generations from `writerGenerations`): the rows are read
+    /// after that in the writer's order, so none kept from before the write is used after it (a
+    /// write that says `.none`, `.session` or `.sessions` changes no user's or catalogue row).
     private func forgettingWriterUsers<T>(
         _ invalidation: CacheInvalidation, _ body: @escaping @Sendable (SQLiteRunner) throws -> T
     ) -> @Sendable (SQLiteRunner) throws -> T {
@@ -234,9 +241,10 @@ public final class SQLiteStore: Store {
         case .none, .session, .sessions:
             return body
         case .user, .everything:
-            let writerUsers = writerUsers
+            let (writerUsers, writerGenerations) = (writerUsers, writerGenerations)
             return { db in
                 writerUsers.forget(invalidation)
+                if invalidation == .everything { writerGenerations.forgetAll() }
                 return try body(db)
             }
         }

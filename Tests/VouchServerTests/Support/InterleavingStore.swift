@@ -56,7 +56,30 @@ struct InterleavingStore: Store {
         try await base.revokeSessions(appID: appID, userID: userID, now: now)
     }
     func session(tokenHash: [UInt8]) async throws -> SessionRecord? { try await base.session(tokenHash: tokenHash) }
-    func revokeSession(tokenHash: [UInt8], now: Int64) async throws { try await base.revokeSession(tokenHash: tokenHash, now: now) }
+    func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
+        try await base.revokeSession(tokenHash: tokenHash, now: now)
+    }
+    func sessionLookup(tokenHash: [UInt8]) async throws -> SessionLookup? { try await base.sessionLookup(tokenHash: tokenHash) }
+    func markSessionSeen(tokenHash: [UInt8], now: Int64) async throws { try await base.markSessionSeen(tokenHash: tokenHash, now: now) }
+    func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup] {
+        try await base.liveSessions(appID: appID, userID: userID, now: now)
+    }
+    func sessionLookup(sessionID: UUID) async throws -> SessionLookup? { try await base.sessionLookup(sessionID: sessionID) }
+    func endSession(
+        sessionID: UUID, owner: (appID: UUID, userID: String)?, reason: SessionEndReason, now: Int64
+    ) async throws -> SessionLookup? {
+        try await base.endSession(sessionID: sessionID, owner: owner, reason: reason, now: now)
+    }
+    func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int {
+        try await base.signOutOtherSessions(appID: appID, userID: userID, keeping: tokenHash, now: now)
+    }
+    func cutOff(_ target: CutoffTarget, reason: String?, now: Int64) async throws -> CutoffResult {
+        try await base.cutOff(target, reason: reason, now: now)
+    }
+    func cutoff(of target: CutoffTarget) async throws -> ScopeCutoff { try await base.cutoff(of: target) }
+    func liveSessionCount(of target: CutoffTarget, now: Int64) async throws -> Int {
+        try await base.liveSessionCount(of: target, now: now)
+    }
     func secret(named name: String, orInsert candidate: [UInt8]) async throws -> [UInt8] {
         try await base.secret(named: name, orInsert: candidate)
     }

@@ -1,0 +1,60 @@
+import Foundation
+import VouchStore
+
+extension SQLiteStore {
+    /// Read through the expiry index's live range (`UserSessionStatements`) and judged one by one
+    /// by `SessionStanding`, the rule every request uses.
+    public func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup] {
+        try await read("liveSessions", inline: false) { db in
+            try db.rows(
+                SessionLookupSQL.selection + """
+
+                    WHERE s.expires_at > ?3 AND s.app_id = ?1 AND s.user_id = ?2 AND s.ended_at IS NULL
+                    ORDER BY s.created_at, s.session_id
+                    """,
+                [.uuid(appID), .text(userID), .int64(now)]
+            ).map(SessionLookupSQL.decode).filter { $0.standing(at: now).isLive }
+        }
+    }
+
+    public func sessionLookup(sessionID: UUID) async throws -> SessionLookup? {
+        try await read("sessionLookupByID") { db in
+            try Self.lookup(sessionID: sessionID, db)
+        }
+    }
+
+    static func lookup(sessionID: UUID, _ db: SQLiteRunner) throws -> SessionLookup? {
+        try db.rows(SessionLookupSQL.selection + "\nWHERE s.session_id = ?", [.uuid(sessionID)])
+            .first.map(SessionLookupSQL.decode)
+    }
+
+    /// Read, judged and ended in one transaction: nothing can end or revive it in between.
+    public func endSession(
+        sessionID: UUID, owner: (appID: UUID, userID: String)?, reason: SessionEndReason, now: Int64
+    ) async throws -> SessionLookup? {
+        let ownerApp = owner?.appID
+        let ownerUser = owner?.userID
+        let found = try await transaction("endSession", invalidating: .none) { db -> SessionLookup? in
+            guard let found = try Self.lookup(sessionID: sessionID, db) else { return nil }
+            if let ownerApp, let ownerUser, found.session.appID != ownerApp || found.session.userID != ownerUser {
+                return nil
+            }
+            if found.standing(at: now).isLive {
+                try db.execute(
+                    "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ? AND ended_at IS NULL",
+                    [.int64(now), .text(reason.rawValue), .uuid(sessionID)])
+            }
+            return found
+        }
+        if let found { invalidate(.session(tokenHash: found.session.tokenHash)) }
+        return found
+    }
+
+    public func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int {
+        try await exclusive("signOutOtherSessions", invalidating: .user(appID: appID, userID: userID)) { db in
+            try db.changes(
+                UserSessionStatements.endLive + " AND token_hash <> ?5",
+                [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.signedOut.rawValue), .bytes(tokenHash)])
+        }
+    }
+}
