@@ -22,4 +22,12 @@ public struct DeviceDescription: Codable, Sendable, Equatable {
         case name, platform
         case appVersion = "app_version"
     }
+
+    /// Writes absent fields as `null` (every member, always).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(platform, forKey: .platform)
+        try container.encode(appVersion, forKey: .appVersion)
+    }
 }

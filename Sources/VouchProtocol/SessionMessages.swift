@@ -40,6 +40,19 @@ public struct SessionSummary: Codable, Sendable, Equatable {
         case providerID = "provider_id"
         case keyID = "key_id"
     }
+
+    /// Writes absent members as `null` (every member, always).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sessionID, forKey: .sessionID)
+        try container.encode(device, forKey: .device)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(lastSeenAt, forKey: .lastSeenAt)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(current, forKey: .current)
+        try container.encode(providerID, forKey: .providerID)
+        try container.encode(keyID, forKey: .keyID)
+    }
 }
 
 /// `200` of `GET /sessions` and `GET /admin/apps/<app>/users/<user>/sessions`: live sessions,

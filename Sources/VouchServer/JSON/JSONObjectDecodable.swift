@@ -21,7 +21,29 @@ extension JSONMembers {
 
 extension CreateSessionRequest: JSONObjectDecodable {
     init(jsonObject: JSONMembers) throws {
-        self.init(identityToken: try jsonObject.optionalString("identity_token"), appID: try jsonObject.optionalString("app_id"))
+        self.init(
+            identityToken: try jsonObject.optionalString("identity_token"), appID: try jsonObject.optionalString("app_id"),
+            device: try jsonObject.optionalDevice("device"))
+    }
+}
+
+extension JSONMembers {
+    /// `device` as `DeviceDescription`: an object of optional strings, each named
+    /// `device.<field>` when it has the wrong type.
+    func optionalDevice(_ name: String) throws -> DeviceDescription? {
+        switch self[name] {
+        case nil, .null?: return nil
+        case .object(let fields)?:
+            func field(_ key: String) throws -> String? {
+                switch fields[key] {
+                case nil, .null?: return nil
+                case .string(let value)?: return value
+                default: throw APIError.invalidProperty("\(name).\(key)", "The property `\(name).\(key)` must be a string.")
+                }
+            }
+            return DeviceDescription(name: try field("name"), platform: try field("platform"), appVersion: try field("app_version"))
+        default: throw APIError.invalidProperty(name, "The property `\(name)` must be an object.")
+        }
     }
 }
 
