@@ -120,6 +120,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Two instances on one PostgreSQL database, one clock ahead, sign-ins racing cutoffs: run
+        // short by the tests, long by the benchmark.
+        .target(
+            name: "VouchCutoffRace",
+            dependencies: [
+                "VouchServer",
+                "VouchStorePostgres",
+                "VouchTokens",
+                server("AsyncHTTPClient", "async-http-client"),
+                server("Hummingbird", "hummingbird"),
+                server("Logging", "swift-log"),
+                server("NIOCore", "swift-nio"),
+                server("NIOFoundationCompat", "swift-nio"),
+                server("NIOHTTP1", "swift-nio"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "VouchStoreConformance",
             dependencies: ["VouchStore", "VouchProtocol", "VouchTestSupport"],
@@ -188,6 +206,7 @@ let package = Package(
         .executableTarget(
             name: "vouch-benchmark",
             dependencies: [
+                "VouchCutoffRace",
                 "VouchProtocol",
                 "VouchTokens",
                 "VouchServer",
@@ -270,6 +289,7 @@ let package = Package(
         .testTarget(
             name: "VouchServerTests",
             dependencies: [
+                "VouchCutoffRace",
                 "VouchDevelopmentIdentityProvider",
                 "VouchPostgresTestSupport",
                 "VouchServer",

@@ -19,6 +19,11 @@ import Foundation
 ///                                           an app, a provider and a key on a running `vouch serve`,
 ///                                           N distinct sign-in bodies (one per nonce) for wrk, one
 ///                                           session token for GET /users/me, and the key's public half
+///     vouch-benchmark cutoff-race --database URL [--rounds R] [--per-phase N] [--skew S]
+///                                           two instances on one PostgreSQL database (the second's
+///                                           clock S seconds ahead, default 2), sign-ins racing
+///                                           cutoffs of every scope; exits 1 on any stale accept or
+///                                           false refusal
 ///
 /// The HTTP load itself comes from wrk, in another process, so that client and server are measured
 /// the same way for Vouch and for the bare app.
@@ -59,8 +64,14 @@ struct VouchBenchmark {
                     directory: URL(fileURLWithPath: out),
                     sessionTTL: try option("--session-ttl", in: arguments).flatMap(Int.init)
                 ).run()
+            case "cutoff-race":
+                try await CutoffRaceCommand.run(
+                    database: try option("--database", in: arguments),
+                    rounds: try option("--rounds", in: arguments).flatMap(Int.init) ?? 40,
+                    perPhase: try option("--per-phase", in: arguments).flatMap(Int.init) ?? 48,
+                    skew: try option("--skew", in: arguments).flatMap(Int64.init) ?? 2)
             default:
-                throw BenchmarkError("unknown command \(command); use tokens, bare, store, handler or prepare")
+                throw BenchmarkError("unknown command \(command); use tokens, bare, store, handler, prepare or cutoff-race")
             }
         } catch {
             FileHandle.standardError.write(Data("vouch-benchmark: \(error)\n".utf8))
