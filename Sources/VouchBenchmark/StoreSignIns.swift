@@ -54,9 +54,15 @@ struct StoreSignIns {
         let counted = ContinuousClock.now - started
         let ended = try await store.revokeSessions(appID: app, userID: "user-0", now: now)
         let revoked = ContinuousClock.now - started - counted
+        // A cutoff of the whole app: one row moved, and its live sessions counted.
+        let cutStarted = ContinuousClock.now
+        let cut = try await store.cutOff(.app(app), reason: nil, now: now)
+        let cutoff = ContinuousClock.now - cutStarted
         return String(
-            format: "one user's sessions among %d live: %d counted in %.1f ms, %d ended in %.1f ms",
-            users + sessions, live, counted.inSeconds * 1e3, ended, revoked.inSeconds * 1e3)
+            format: "one user's sessions among %d live: %d counted in %.1f ms, %d ended in %.1f ms; "
+                + "the app cut off (%d sessions ended) in %.1f ms",
+            users + sessions, live, counted.inSeconds * 1e3, ended, revoked.inSeconds * 1e3, cut.sessionsEnded,
+            cutoff.inSeconds * 1e3)
     }
 
     /// `count` sign-ins, shared among `concurrency` tasks, each waiting for its commit.
