@@ -46,6 +46,14 @@ struct UserSessionsTests {
                     }
                     #expect(plan == ["SEARCH sessions USING INDEX sessions_by_expiry_and_user (expires_at>?)"], "\(sql)")
                 }
+                // The listing: the same search, then each found session's objects by their keys.
+                let plan = try await store.exclusive("plan") { db in
+                    try db.rows(
+                        "EXPLAIN QUERY PLAN " + UserSessionStatements.listLive, [.uuid(UUID()), .text("u"), .int64(t0)]
+                    ).map { try $0.text("detail") }
+                }
+                #expect(plan.first == "SEARCH s USING INDEX sessions_by_expiry_and_user (expires_at>?)", "\(plan)")
+                #expect(plan.dropFirst().allSatisfy { $0.contains("USING INDEX sqlite_autoindex_") || $0 == "USE TEMP B-TREE FOR ORDER BY" }, "\(plan)")
             }
         }
     }

@@ -6,14 +6,9 @@ extension SQLiteStore {
     /// by `SessionStanding`, the rule every request uses.
     public func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup] {
         try await read("liveSessions", inline: false) { db in
-            try db.rows(
-                SessionLookupSQL.selection + """
-
-                    WHERE s.expires_at > ?3 AND s.app_id = ?1 AND s.user_id = ?2 AND s.ended_at IS NULL
-                    ORDER BY s.created_at, s.session_id
-                    """,
-                [.uuid(appID), .text(userID), .int64(now)]
-            ).map(SessionLookupSQL.decode).filter { $0.standing(at: now).isLive }
+            try db.rows(UserSessionStatements.listLive, [.uuid(appID), .text(userID), .int64(now)]).map(SessionLookupSQL.decode).filter {
+                $0.standing(at: now).isLive
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import VouchStore
+
 /// How the SQLite store finds one user's live sessions: through `sessions_by_expiry_and_user`,
 /// the index of every session by its expiry, its key and its user (schema version 5).
 ///
@@ -12,7 +14,7 @@
 /// cost per live session. The count runs on the queued reader (`SQLiteStore.read(_:inline:_:)`),
 /// not inline on a pool thread.
 ///
-/// Both statements bind `?1` the app, `?2` the user and `?3` now; a test holds their query plans
+/// The statements bind `?1` the app, `?2` the user and `?3` now; a test holds their query plans
 /// to that index.
 enum UserSessionStatements {
     /// The user's sessions that are neither ended nor expired at `?3`.
@@ -20,6 +22,15 @@ enum UserSessionStatements {
         SELECT COUNT(*) AS n FROM sessions
         WHERE app_id = ?1 AND user_id = ?2 AND ended_at IS NULL AND expires_at > ?3
         """
+
+    /// Them, joined to what judges them (`SessionLookupSQL`), oldest first: what `liveSessions`
+    /// filters by `SessionStanding`.
+    static let listLive =
+        SessionLookupSQL.selection + """
+
+            WHERE s.expires_at > ?3 AND s.app_id = ?1 AND s.user_id = ?2 AND s.ended_at IS NULL
+            ORDER BY s.created_at, s.session_id
+            """
 
     /// Ends them at `?3` with the reason `?4`: an ended session keeps its first end, an expired
     /// one stays expired.
