@@ -64,7 +64,8 @@ public protocol Store: Sendable {
     /// their first sign-in). Suspending ends every live session of the user with
     /// `.userSuspended` in the same transaction. Throws `.notFound` for an unknown app.
     func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord
-    /// Sessions of the user that are neither ended nor expired at `now`.
+    /// Sessions of the user that are live at `now` (`SessionStanding`: neither ended, expired nor
+    /// cut off).
     func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int
     /// Ends every live session of the user (`.revoked`); returns how many.
     @discardableResult

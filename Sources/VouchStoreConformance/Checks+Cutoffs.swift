@@ -82,11 +82,13 @@ extension StoreConformance {
 
             // A user within an app: not the same user id in another app.
             let aliceThere = try await signIn(store, app: c.otherApp.id, user: "alice", key: c.secondKey, at: t0 + 2)
+            #expect(try await store.activeSessionCount(appID: c.app.id, userID: "alice", now: t0 + 2) == 1, "cut-off sessions are not active")
             let userCut = try await store.cutOff(.user(appID: c.app.id, userID: "alice"), reason: "lost phone", now: t0 + 2)
             #expect(userCut.sessionsEnded == 1)
             #expect(try await standing(store, aliceOtherProvider) == .cutOff(.user, reason: "lost phone"))
             #expect(try await standing(store, aliceThere) == .live)
             #expect(try await store.user(appID: c.app.id, userID: "alice")?.cutoff.reason == "lost phone")
+            #expect(try await store.activeSessionCount(appID: c.app.id, userID: "alice", now: t0 + 2) == 0)
 
             // An app: everything left in it, Sinch sessions included; not the other app's.
             let appCut = try await store.cutOff(.app(c.app.id), reason: "incident", now: t0 + 3)

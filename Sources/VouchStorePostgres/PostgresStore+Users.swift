@@ -41,10 +41,10 @@ extension PostgresStore {
     public func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
         try await single("activeSessionCount") { db in
             let rows = try await db.rows(
-                """
-                SELECT COUNT(*)::bigint AS n FROM sessions
-                WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at IS NULL AND expires_at > \(now)
-                """)
+                PostgresQuery(
+                    unsafeSQL: "SELECT COUNT(*)::bigint AS n" + SessionLookupSQL.joins
+                        + "\nWHERE s.app_id = $1 AND s.user_id = $2 AND s.expires_at > $3 AND " + SessionLookupSQL.liveCondition,
+                    binds: try Self.bindings(appID, userID, now)))
             guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
             return Int(try PostgresRecordRow(row).int64("n"))
         }

@@ -17,11 +17,13 @@ import VouchStore
 /// The statements bind `?1` the app, `?2` the user and `?3` now; a test holds their query plans
 /// to that index.
 enum UserSessionStatements {
-    /// The user's sessions that are neither ended nor expired at `?3`.
-    static let countLive = """
-        SELECT COUNT(*) AS n FROM sessions
-        WHERE app_id = ?1 AND user_id = ?2 AND ended_at IS NULL AND expires_at > ?3
-        """
+    /// The user's sessions that are live at `?3` by `SessionStanding` (`SessionLookupSQL.liveCondition`:
+    /// neither ended, expired nor cut off).
+    static let countLive =
+        "SELECT COUNT(*) AS n" + SessionLookupSQL.joins + """
+
+            WHERE s.expires_at > ?3 AND s.app_id = ?1 AND s.user_id = ?2 AND \(SessionLookupSQL.liveCondition)
+            """
 
     /// Them, joined to what judges them (`SessionLookupSQL`), oldest first: what `liveSessions`
     /// filters by `SessionStanding`.
