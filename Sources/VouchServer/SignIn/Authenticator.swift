@@ -74,7 +74,7 @@ struct Authenticator: Sendable {
 
         let (token, sessionKey) = SessionToken.generate(now: now)
         let expiresAt = now + app.sessionTTLSeconds
-        let sessionID = PublicSessionID.make()
+        let sessionID = PublicSessionID.make(fillRandom: SecureRandom.fill)
         let user: UserRecord
         do {
             user = try await store.createSession(
