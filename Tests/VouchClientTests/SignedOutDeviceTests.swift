@@ -100,6 +100,21 @@ import VouchTestSupport
         }
     }
 
+    @Test func aCutoffsReasonReachesTheAppWithItsChallenge() async throws {
+        try await TestBed.run { bed in
+            let backend = bed.backend()
+            let client = try bed.client()
+            let nonce = try #require(try await client.requestAuthenticationNonce())
+            try await client.authenticate(identityToken: try await backend.identityTokenProvider("alice", nonce))
+            let app = String(bed.appID.split(separator: "/").last ?? "")
+            _ = try await bed.admin.call("POST", "admin/apps/\(app)/users/alice/cutoff", ["reason": "lost laptop"], expect: 200)
+            let error = await #expect(throws: VouchClientError.self) { try await client.devices() }
+            #expect(error?.kind == .challengeUnanswered)
+            #expect(error?.challenge?.reason == .sessionRevoked)
+            #expect(error?.challenge?.detail == "lost laptop")
+        }
+    }
+
     @Test func signingThisDeviceOutByItsOwnIdIsDeauthenticate() async throws {
         try await TestBed.run { bed in
             let client = try bed.client(backend: bed.backend())
