@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the client SDK's example program (Examples/SignIn) against a freshly started `vouch serve`
 # and `vouch identity-provider`: sign in, /users/me, a revocation answered through the challenge,
-# a user switch, sign out. Prints "client example: OK" on success.
+# the user's devices, a user switch, sign out. Prints "client example: OK" on success.
 #
 #   bash scripts/client_example.sh [build dir]      (default: .build/debug)
 set -euo pipefail
@@ -55,4 +55,5 @@ grep -q "switched to bob - the server says: bob" example.log
 grep -q "signed out: confirmed" example.log
 grep -q "state: re-authenticating alice" example.log
 grep -q "state: signed in as bob" example.log
+grep -q "(this device)" example.log
 echo "client example: OK"

@@ -87,7 +87,7 @@ func run() async throws {
             switch event {
             case .authenticationChallenge(_, let reason): print("event: challenge (\(reason.rawValue))")
             case .didAuthenticate(let user): print("event: authenticated as \(user.userID)")
-            case .didDeauthenticate(let userID): print("event: deauthenticated \(userID)")
+            case .didDeauthenticate(let userID, let reason): print("event: deauthenticated \(userID) (\(reason))")
             case .storedSessionDiscarded(let reason): print("event: stored session discarded (\(reason))")
             }
         }
@@ -107,11 +107,16 @@ func run() async throws {
         print("after revocation the server says:", try await client.currentUserFromServer().user.userID)
     }
 
-    // 4. Another user on the same device: one call.
+    // 4. The user's devices, as a "signed-in devices" screen lists them (this one is marked).
+    for device in try await client.devices() {
+        print("device:", device.platform ?? "unknown platform", device.isCurrent ? "(this device)" : "")
+    }
+
+    // 5. Another user on the same device: one call.
     let bob = try await client.connect(userID: "bob")
     print("switched to", bob.userID, "- the server says:", try await client.currentUserFromServer().user.userID)
 
-    // 5. Sign out: server session ended, local session and data container gone.
+    // 6. Sign out: server session ended, local session and data container gone.
     print("signed out:", try await client.deauthenticate())
     events.cancel()
     states.cancel()

@@ -18,7 +18,7 @@ struct HTTPAnswer: Sendable {
             let nonce = error.data?["nonce"]?.stringValue
         else { return nil }
         let reason = error.data?["reason"]?.stringValue.flatMap(ChallengeReason.init(rawValue:)) ?? .sessionUnknown
-        return ChallengeDetails(nonce: nonce, reason: reason)
+        return ChallengeDetails(nonce: nonce, reason: reason, detail: error.data?["detail"]?.stringValue)
     }
 }
 

@@ -23,12 +23,16 @@ struct StoredSession: Codable, Sendable, Equatable {
     var profile: SignInProfile
     /// The name of the user's data container directory.
     var container: String
+    /// The session's public id, so that `signOut(deviceWith:)` knows this device's own; nil for
+    /// a session from a server before devices, or stored by a version that did not keep it.
+    var sessionID: String?
 
     enum CodingKeys: String, CodingKey {
         case version, server, profile, container, user
         case appID = "app_id"
         case sessionToken = "session_token"
         case expiresAt = "expires_at"
+        case sessionID = "session_id"
     }
 }
 

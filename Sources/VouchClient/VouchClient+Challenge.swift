@@ -81,10 +81,10 @@ extension VouchClient {
             // The session changed after this request was sent: the answer is about an old one.
             if session != nil { return }
             if let refresh { return try await wait(for: refresh) }
-            throw .challengeUnanswered(challenge)
+            throw Self.unanswerable(challenge, userID: nil)
         }
         // The current session is over: deauthenticated now, whatever happens next.
-        let definitive = challenge.reason == .sessionRevoked || challenge.reason == .userSuspended
+        let definitive = challenge.reason == .sessionRevoked || challenge.reason == .userSuspended || challenge.reason == .sessionSignedOut
         session = nil
         generation &+= 1
         // Data goes only while no other client over this storage has signed someone in since.
@@ -95,17 +95,27 @@ extension VouchClient {
         } else {
             retainedContainer = (challenged.user.userID, challenged.container)
         }
-        hub.publish(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
+        // Signed out by the user from another device: the app is not handed a nonce to sign in
+        // again with, as a challenge event would; it hears that the user is gone, and why.
+        if challenge.reason != .sessionSignedOut {
+            hub.publish(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
+        }
 
         let canAnswer =
             switch challenged.profile {
             case .identityToken: configuration.identityTokenProvider != nil
             case .registration: configuration.registrationCredentialsProvider != nil
             }
-        guard mayRefresh, canAnswer, challenge.reason != .userSuspended else {
+        guard mayRefresh, canAnswer, challenge.reason != .userSuspended, challenge.reason != .sessionSignedOut else {
             publishState()
-            hub.publish(.didDeauthenticate(userID: challenged.user.userID))
-            throw .challengeUnanswered(challenge)
+            let reason: DeauthenticationReason =
+                switch challenge.reason {
+                case .sessionSignedOut: .signedOutFromAnotherDevice
+                case .userSuspended: .userSuspended
+                default: .challengeUnanswered
+                }
+            hub.publish(.didDeauthenticate(userID: challenged.user.userID, reason: reason))
+            throw Self.unanswerable(challenge, userID: challenged.user.userID)
         }
         // Re-authenticating, not signed out: the flight's end says which it became.
         try await answer(
@@ -113,6 +123,12 @@ extension VouchClient {
             by: startFlight(
                 userID: challenged.user.userID, profile: challenged.profile,
                 challengeNonce: challenge.nonce, origin: sentGeneration, reauthenticating: challenged.user))
+    }
+
+    /// The error of a request whose challenge the client does not answer: a sign-out from another
+    /// device is an error of its own, because the app must not sign in again after it.
+    private static func unanswerable(_ challenge: ChallengeDetails, userID: String?) -> VouchClientError {
+        challenge.reason == .sessionSignedOut ? .signedOutFromAnotherDevice(userID: userID) : .challengeUnanswered(challenge)
     }
 
     /// Waits for the sign-in answering `challenge`; its failure is `challengeUnanswered`, with the

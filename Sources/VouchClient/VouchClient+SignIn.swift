@@ -63,7 +63,7 @@ extension VouchClient {
         do { try containers.removeAll() } catch { wipeFailure = wipeFailure ?? error }
         if wipeFailure == nil { loaded = true }
         publishState()
-        if let signedOutUser { hub.publish(.didDeauthenticate(userID: signedOutUser)) }
+        if let signedOutUser { hub.publish(.didDeauthenticate(userID: signedOutUser, reason: .requested)) }
         if let wipeFailure { throw .credentialStoreUnavailable(message: wipeFailure.description) }
         guard let ended else { return .wasNotAuthenticated }
         let request = HTTPTransport.jsonRequest(url("sessions/\(ended.sessionToken)"), method: "DELETE", body: Optional<String>.none)
@@ -122,7 +122,9 @@ extension VouchClient {
                 self.refresh = nil
                 generation &+= 1
                 publishState()
-                if let overtaken = refresh.reauthenticating { hub.publish(.didDeauthenticate(userID: overtaken.userID)) }
+                if let overtaken = refresh.reauthenticating {
+                    hub.publish(.didDeauthenticate(userID: overtaken.userID, reason: .switchedUser))
+                }
             }
             if session != nil {
                 try await deauthenticate()
@@ -176,7 +178,7 @@ extension VouchClient {
         refresh = nil
         publishState()
         if failed, session == nil, let user = flight.reauthenticating {
-            hub.publish(.didDeauthenticate(userID: user.userID))
+            hub.publish(.didDeauthenticate(userID: user.userID, reason: .challengeUnanswered))
         }
     }
 
@@ -272,7 +274,7 @@ extension VouchClient {
     }
 
     func openSession(_ token: String) async throws(VouchClientError) -> SessionResponse {
-        let body = CreateSessionRequest(identityToken: token, appID: appID)
+        let body = CreateSessionRequest(identityToken: token, appID: appID, device: device)
         let answer = try await transport.send(HTTPTransport.jsonRequest(url("sessions"), method: "POST", body: body))
         guard answer.status == 201 else { throw HTTPTransport.failure(answer) }
         guard let response = try? JSONDecoder().decode(SessionResponse.self, from: answer.body) else {

@@ -55,7 +55,8 @@ extension VouchClient {
             ?? UUID().uuidString.lowercased()
         let stored = StoredSession(
             server: SessionOrigin.serverKey(serverURL), appID: appID, sessionToken: response.sessionToken,
-            expiresAt: response.expiresAt, user: response.user, profile: profile, container: container)
+            expiresAt: response.expiresAt, user: response.user, profile: profile, container: container,
+            sessionID: response.sessionID)
         let bytes: Data
         do {
             bytes = try JSONEncoder().encode(stored)

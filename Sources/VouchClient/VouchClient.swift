@@ -43,13 +43,20 @@ public actor VouchClient {
         /// server (`https://chat.example.com`): a session token sent to anyone else is a leak.
         /// Compared by origin (scheme, host, port); plain HTTP only to this device (loopback).
         public var sessionOrigins: [URL]
+        /// What every sign-in tells the server about this device, for the user's list of their
+        /// devices (`devices()`). Default: ``VouchProtocol/DeviceDescription/thisDevice(name:)`` without a name;
+        /// set `device?.name` to the name the user gave the device, replace it, or set nil to
+        /// send nothing. Fields the server would refuse (control characters, over 128 bytes) are
+        /// mended before they are sent, so a description never fails a sign-in.
+        public var device: DeviceDescription?
 
         public init(
             storageDirectory: URL? = nil, credentialStore: (any CredentialStore)? = nil,
             identityTokenProvider: IdentityTokenProvider? = nil,
             registrationCredentialsProvider: RegistrationCredentialsProvider? = nil,
             providerTimeoutSeconds: Double = 30, requestTimeoutSeconds: Double = 30,
-            retryPolicy: RetryPolicy = RetryPolicy(), sessionOrigins: [URL] = []
+            retryPolicy: RetryPolicy = RetryPolicy(), sessionOrigins: [URL] = [],
+            device: DeviceDescription? = .thisDevice()
         ) {
             self.storageDirectory = storageDirectory
             self.credentialStore = credentialStore
@@ -59,6 +66,7 @@ public actor VouchClient {
             self.requestTimeoutSeconds = requestTimeoutSeconds
             self.retryPolicy = retryPolicy
             self.sessionOrigins = sessionOrigins
+            self.device = device
         }
     }
 
@@ -79,6 +87,8 @@ public actor VouchClient {
     /// The canonical app id (`layer:///apps/<uuid>`) every nonce and session is bound to.
     public nonisolated let appID: String
     nonisolated let configuration: Configuration
+    /// `configuration.device` as the server accepts it, sent with every sign-in.
+    nonisolated let device: DeviceDescription?
     nonisolated let transport: HTTPTransport
     nonisolated let store: any CredentialStore
     nonisolated let containers: DataContainers
@@ -113,6 +123,7 @@ public actor VouchClient {
         self.serverURL = serverURL
         self.appID = LayerID.app(uuid)
         self.configuration = configuration
+        self.device = configuration.device?.fittingServerRules()
         let namespace = StorageNamespace.name(appUUID: uuid.uuidString.lowercased(), serverURL: serverURL)
         let directory = (configuration.storageDirectory ?? Self.defaultStorageDirectory())
             .appendingPathComponent(namespace, isDirectory: true)
@@ -165,7 +176,7 @@ public actor VouchClient {
                 case .authenticationChallenge(let nonce, let reason):
                     await delegate.vouchClient(self, didReceiveAuthenticationChallengeWith: nonce, reason: reason)
                 case .didAuthenticate(let user): await delegate.vouchClient(self, didAuthenticateAs: user)
-                case .didDeauthenticate(let userID): await delegate.vouchClient(self, didDeauthenticate: userID)
+                case .didDeauthenticate(let userID, let reason): await delegate.vouchClient(self, didDeauthenticate: userID, reason: reason)
                 case .storedSessionDiscarded(let reason): await delegate.vouchClient(self, didDiscardStoredSession: reason)
                 }
             }

@@ -15,7 +15,7 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
             case alreadyAuthenticated, notAuthenticated, invalidIdentityToken, challengeUnanswered
             case tokenProviderFailed, tokenProviderTimedOut, superseded, network, serverUnavailable
             case rateLimited, invalidAppID, credentialStoreUnavailable, server, invalidResponse, sessionNotAllowed
-            case cancelled, providerNotConfigured
+            case cancelled, providerNotConfigured, signedOutFromAnotherDevice
         }
 
         fileprivate let base: Base
@@ -35,6 +35,11 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
         /// every bounded attempt failed. `challenge` carries its nonce; `underlying` says why the
         /// last attempt failed.
         public static let challengeUnanswered = Kind(base: .challengeUnanswered)
+        /// The user signed this device out from another of their devices: the client is signed
+        /// out, the user's data container is gone, and the client did not sign in again, nor
+        /// should the app by itself (show the sign-in screen). `userID`, when the request was the
+        /// one that found out (others that were in flight at once have none).
+        public static let signedOutFromAnotherDevice = Kind(base: .signedOutFromAnotherDevice)
         /// The app's identity-token or registration-credentials provider threw: `providerError`
         /// is what it threw, `message` the same in words.
         public static let tokenProviderFailed = Kind(base: .tokenProviderFailed)
@@ -75,7 +80,8 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public let kind: Kind
-    /// `.alreadyAuthenticated`: the user who is signed in.
+    /// `.alreadyAuthenticated`: the user who is signed in; `.signedOutFromAnotherDevice`: the user
+    /// who was signed out.
     public private(set) var userID: String?
     /// `.invalidIdentityToken`: what the server disliked about the token.
     public private(set) var tokenRejection: IdentityTokenRejection?
@@ -124,6 +130,12 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public static let notAuthenticated = Self(.notAuthenticated)
+
+    public static func signedOutFromAnotherDevice(userID: String?) -> Self {
+        var error = Self(.signedOutFromAnotherDevice)
+        error.userID = userID
+        return error
+    }
 
     public static func invalidIdentityToken(_ rejection: IdentityTokenRejection) -> Self {
         var error = Self(.invalidIdentityToken)
@@ -207,6 +219,9 @@ public struct VouchClientError: Error, Sendable, Equatable, CustomStringConverti
             "User \"\(userID ?? "")\" is already authenticated: call deauthenticate() and wait for it, or use connect(userID:), before authenticating another user."
         case .notAuthenticated:
             "No user is authenticated: authenticate(identityToken:), connect(userID:) or start(userID:) first."
+        case .signedOutFromAnotherDevice:
+            "\(userID.map { "User \"\($0)\"" } ?? "The user") signed this device out from another device; their local data is wiped. "
+                + "Show the sign-in screen and let the user sign in again: do not sign in by yourself."
         case .invalidIdentityToken:
             "The server refused the identity token (\(tokenRejection?.reason ?? "")): \(tokenRejection?.message ?? "") Fix the token your backend mints."
                 + (tokenRejection?.clockSkewSeconds.map {
@@ -274,9 +289,13 @@ public struct ChallengeDetails: Sendable, Equatable {
     /// A fresh nonce bound to this app: hand it to the backend to sign in again.
     public var nonce: String
     public var reason: ChallengeReason
+    /// The operator's words, when a cutoff ended the session and they gave a reason
+    /// (`data.detail`): for a support screen or a log, not for deciding what to do.
+    public var detail: String?
 
-    public init(nonce: String, reason: ChallengeReason) {
+    public init(nonce: String, reason: ChallengeReason, detail: String? = nil) {
         self.nonce = nonce
         self.reason = reason
+        self.detail = detail
     }
 }

@@ -7,15 +7,18 @@ public enum VouchClientEvent: Sendable, Equatable {
     /// The session is over when this arrives. With a provider the client answers by itself (the
     /// state is `reauthenticating` meanwhile) and `didAuthenticate` follows, or `didDeauthenticate`
     /// if it fails; without one `didDeauthenticate` follows at once and the app signs in again
-    /// with `nonce`.
+    /// with `nonce`. Not sent when the user signed this device out from another one: the app
+    /// must not sign in again then, and hears only `didDeauthenticate` with
+    /// ``DeauthenticationReason/signedOutFromAnotherDevice``.
     case authenticationChallenge(nonce: String, reason: ChallengeReason)
     /// A user is now authenticated (after a sign-in, an automatic answer to a challenge, or a
     /// session restored from the store).
     case didAuthenticate(Identity)
-    /// The user is signed out (by `deauthenticate()`, or after a challenge that could not be
-    /// answered) and their local data container is gone (or, after a challenge for an expired
-    /// session, kept for their return). Never sent during a silent re-authentication.
-    case didDeauthenticate(userID: String)
+    /// The user is signed out (by `deauthenticate()`, by the user from another of their devices,
+    /// or after a challenge that could not be answered) and their local data container is gone
+    /// (or, after a challenge for an expired session, kept for their return); `reason` says which.
+    /// Never sent during a silent re-authentication.
+    case didDeauthenticate(userID: String, reason: DeauthenticationReason)
     /// A stored session could not be used (corrupt, for another app or server) and was dropped.
     case storedSessionDiscarded(reason: String)
 }
@@ -27,6 +30,10 @@ public enum VouchClientEvent: Sendable, Equatable {
 public protocol VouchClientDelegate: AnyObject, Sendable {
     func vouchClient(_ client: VouchClient, didReceiveAuthenticationChallengeWith nonce: String, reason: ChallengeReason) async
     func vouchClient(_ client: VouchClient, didAuthenticateAs user: Identity) async
+    /// Called with every ``VouchClientEvent/didDeauthenticate(userID:reason:)``; by default it
+    /// calls `vouchClient(_:didDeauthenticate:)`, so that a delegate written before reasons
+    /// existed is still told.
+    func vouchClient(_ client: VouchClient, didDeauthenticate userID: String, reason: DeauthenticationReason) async
     func vouchClient(_ client: VouchClient, didDeauthenticate userID: String) async
     func vouchClient(_ client: VouchClient, didDiscardStoredSession reason: String) async
 }
@@ -34,6 +41,9 @@ public protocol VouchClientDelegate: AnyObject, Sendable {
 public extension VouchClientDelegate {
     func vouchClient(_ client: VouchClient, didReceiveAuthenticationChallengeWith nonce: String, reason: ChallengeReason) async {}
     func vouchClient(_ client: VouchClient, didAuthenticateAs user: Identity) async {}
+    func vouchClient(_ client: VouchClient, didDeauthenticate userID: String, reason: DeauthenticationReason) async {
+        await vouchClient(client, didDeauthenticate: userID)
+    }
     func vouchClient(_ client: VouchClient, didDeauthenticate userID: String) async {}
     func vouchClient(_ client: VouchClient, didDiscardStoredSession reason: String) async {}
 }

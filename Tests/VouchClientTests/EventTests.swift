@@ -24,7 +24,7 @@ import VouchClient
                 switch event {
                 case .authenticationChallenge(_, let reason): "challenge \(reason.rawValue)"
                 case .didAuthenticate(let user): "authenticated \(user.userID)"
-                case .didDeauthenticate(let userID): "deauthenticated \(userID)"
+                case .didDeauthenticate(let userID, _): "deauthenticated \(userID)"
                 case .storedSessionDiscarded: "discarded"
                 }
             }

@@ -53,7 +53,7 @@ import VouchTestSupport
                 Issue.record("unexpected events \(seen)")
                 return
             }
-            #expect(seen.last == .didDeauthenticate(userID: "alice"))
+            #expect(seen.last == .didDeauthenticate(userID: "alice", reason: .challengeUnanswered))
             #expect(try await states.states() == [.signedIn(alice), .reauthenticating(alice), .signedOut])
         }
     }
@@ -67,7 +67,7 @@ import VouchTestSupport
             #expect(client.currentState == .reauthenticating(alice))
             let events = EventRecorder(client, count: 1)
             try await client.deauthenticate()
-            #expect(try await events.events() == [.didDeauthenticate(userID: "alice")])
+            #expect(try await events.events() == [.didDeauthenticate(userID: "alice", reason: .requested)])
             #expect(client.currentState == .signedOut)
             inFlight.gate.open()
             _ = await inFlight.request.result

@@ -72,6 +72,28 @@ struct StrictBodyTests {
         }
     }
 
+    @Test("a sign-in's device is read and checked: a wrong type or a refused text is 422 naming the field")
+    func signInDevice() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let refused: [(String, String)] = [
+                (#""phone""#, "device"), (#"{"name": 5}"#, "device.name"), (#"{"platform": ["iOS"]}"#, "device.platform"),
+                (#"{"name": "Alice\u202eenohp"}"#, "device.name"), (#"{"platform": "two\nlines"}"#, "device.platform"),
+                (#"{"app_version": ""}"#, "device.app_version"), (#"{"name": "\#(String(repeating: "x", count: 129))"}"#, "device.name"),
+            ]
+            for (device, property) in refused {
+                let body = #"{"app_id": "\#(fixture.appID)", "identity_token": "x", "device": \#(device)}"#
+                let answer = try await server.request(.POST, "/sessions", body: body)
+                #expect(answer.status == 422, "\(device): \(answer.text)")
+                #expect(answer.data["property"] as? String == property, "\(device): \(answer.text)")
+            }
+            // A device the rules accept leaves the token to be judged (and refused, here).
+            let fine = #"{"app_id": "\#(fixture.appID)", "identity_token": "x", "device": {"name": "Alice's phone", "app_version": null}}"#
+            let answer = try await server.request(.POST, "/sessions", body: fine)
+            #expect(answer.status == 422 && answer.data["property"] as? String == "identity_token", "\(answer.text)")
+        }
+    }
+
     @Test("names refuse C0/C1 controls and bidirectional controls with 422, naming the character")
     func plainNames() async throws {
         try await LiveServer.run { server in

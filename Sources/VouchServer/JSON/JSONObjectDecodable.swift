@@ -11,10 +11,18 @@ protocol JSONObjectDecodable: Decodable {
 extension JSONMembers {
     /// An optional string member, or `invalid_property` when it is there with another type.
     func optionalString(_ name: String) throws -> String? {
-        switch self[name] {
+        try JSONValue.optionalString(self[name], property: name)
+    }
+}
+
+extension JSONValue {
+    /// A string, or nil for an absent or `null` value; `invalid_property` naming `property` (its
+    /// path, `device.name`, as `JSONDecoder`'s coding path would) for any other type.
+    static func optionalString(_ value: JSONValue?, property: String) throws -> String? {
+        switch value {
         case nil, .null?: return nil
-        case .string(let value)?: return value
-        default: throw APIError.invalidProperty(name, "The property `\(name)` has the wrong type.")
+        case .string(let text)?: return text
+        default: throw APIError.invalidProperty(property, "The property `\(property)` has the wrong type.")
         }
     }
 }
@@ -23,26 +31,21 @@ extension CreateSessionRequest: JSONObjectDecodable {
     init(jsonObject: JSONMembers) throws {
         self.init(
             identityToken: try jsonObject.optionalString("identity_token"), appID: try jsonObject.optionalString("app_id"),
-            device: try jsonObject.optionalDevice("device"))
+            device: try DeviceDescription(member: jsonObject["device"]))
     }
 }
 
-extension JSONMembers {
-    /// `device` as `DeviceDescription`: an object of optional strings, each named
-    /// `device.<field>` when it has the wrong type.
-    func optionalDevice(_ name: String) throws -> DeviceDescription? {
-        switch self[name] {
+extension DeviceDescription {
+    /// A sign-in's `device` member: none when absent or `null`, each field an optional string.
+    init?(member: JSONValue?) throws {
+        switch member {
         case nil, .null?: return nil
         case .object(let fields)?:
-            func field(_ key: String) throws -> String? {
-                switch fields[key] {
-                case nil, .null?: return nil
-                case .string(let value)?: return value
-                default: throw APIError.invalidProperty("\(name).\(key)", "The property `\(name).\(key)` must be a string.")
-                }
-            }
-            return DeviceDescription(name: try field("name"), platform: try field("platform"), appVersion: try field("app_version"))
-        default: throw APIError.invalidProperty(name, "The property `\(name)` must be an object.")
+            self.init(
+                name: try JSONValue.optionalString(fields["name"], property: "device.name"),
+                platform: try JSONValue.optionalString(fields["platform"], property: "device.platform"),
+                appVersion: try JSONValue.optionalString(fields["app_version"], property: "device.app_version"))
+        default: throw APIError.invalidProperty("device", "The property `device` has the wrong type.")
         }
     }
 }

@@ -47,6 +47,14 @@ struct AdminAPI: Sendable {
         return answer.json["active_sessions"] as? Int ?? -1
     }
 
+    /// The user's live sessions as the operator sees them, oldest first, each with its `device`
+    /// object (or none).
+    func sessions(of userID: String, appID: String) async throws -> [[String: Any]] {
+        let answer = try await call("GET", "admin/apps/\(bare(appID))/users/\(escape(userID))/sessions", expect: 200)
+        guard let sessions = answer.json["sessions"] as? [[String: Any]] else { throw TestFailure("no sessions in \(answer.json)") }
+        return sessions
+    }
+
     struct Answer {
         let json: [String: Any]
         func string(_ name: String) throws -> String {

@@ -83,7 +83,7 @@ struct TestBed: Sendable {
     func client(
         backend: Backend? = nil, storage: URL? = nil, serverURL: URL? = nil, providerTimeout: Double = 30,
         retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2),
-        sessionOrigins: [URL] = []
+        sessionOrigins: [URL] = [], device: DeviceDescription? = .thisDevice()
     ) throws -> VouchClient {
         try VouchClient(
             serverURL: serverURL ?? self.serverURL, appID: appID,
@@ -92,7 +92,8 @@ struct TestBed: Sendable {
                 credentialStore: FileCredentialStore(directory: storage ?? scratch),
                 identityTokenProvider: backend?.identityTokenProvider,
                 registrationCredentialsProvider: backend?.registrationProvider,
-                providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy, sessionOrigins: sessionOrigins))
+                providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy, sessionOrigins: sessionOrigins,
+                device: device))
     }
 
     /// `GET /users/me` with a raw session token, bypassing the client: what the server thinks.
