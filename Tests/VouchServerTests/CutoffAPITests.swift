@@ -85,6 +85,8 @@ struct CutoffAPITests {
             let session = try await fixture.signedInSession(user: "alice")
             let refused: [(method: HTTPMethod, path: String, body: String?, status: Int)] = [
                 (.POST, "/admin/apps/\(UUID().uuidString)/cutoff", nil, 404),
+                (.POST, "/admin/widgets/\(UUID().uuidString)/cutoff", nil, 404),
+                (.POST, "/admin/sessions/\(UUID().uuidString)/cutoff", nil, 404),
                 (.POST, "/admin/apps/not-an-id/cutoff", nil, 404),
                 (.POST, "/admin/providers/\(UUID().uuidString)/cutoff", nil, 404),
                 (.POST, "/admin/keys/\(UUID().uuidString)/cutoff", nil, 404),
