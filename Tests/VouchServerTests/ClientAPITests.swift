@@ -200,4 +200,23 @@ struct ClientAPITests {
             #expect(Timestamp.parse(answer.json["expires_at"] as? String ?? "") == server.clock.now + 30)
         }
     }
+
+    @Test("POST /sessions keeps the device the client described; a device member of the wrong type is 422 naming it")
+    func device() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let signedIn = try await fixture.signedInDevice(["name": "Alice's phone", "platform": "iOS 18.1", "app_version": "2.4.1"])
+            let listed = try await server.request(.GET, "/sessions", headers: ["Authorization": "Bearer \(signedIn.token)"])
+            let device = (listed.json["sessions"] as? [[String: Any]])?.first?["device"] as? [String: Any]
+            #expect(device?["name"] as? String == "Alice's phone" && device?["platform"] as? String == "iOS 18.1")
+            #expect(device?["app_version"] as? String == "2.4.1")
+
+            for (body, property) in [(#"{"name": 7}"#, "device.name"), (#""phone""#, "device")] {
+                let token = try fixture.layerToken(claims: fixture.layerClaims(nonce: try await server.nonce(), now: server.clock.now))
+                let answer = try await server.request(
+                    .POST, "/sessions", body: #"{"identity_token": "\#(token)", "app_id": "\#(fixture.appID)", "device": \#(body)}"#)
+                #expect(answer.status == 422 && answer.data["property"] as? String == property, "\(answer.text)")
+            }
+        }
+    }
 }

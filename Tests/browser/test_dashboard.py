@@ -6,7 +6,9 @@
 Starts the server on 127.0.0.1 (a free port) with a temporary data directory, then, as a
 person would: signs in, creates an app (its session lifetime typed with units, a bad one refused
 inline), a provider and a key generated in the browser, proves a token signed with the
-downloaded private key opens a session, validates a good and a bad token, suspends a user,
+downloaded private key opens a session on a described device, sees the device on the user page,
+cuts the key off with a reason after the confirmation page counts its session, sees the session
+gone, signs one of two later devices out, validates a good and a bad token, suspends a user,
 creates a registration secret, finds that no page logs a console error (no /favicon.ico 404), is
 refused a post without the CSRF token, and signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
 
@@ -76,6 +78,12 @@ class Server:
     def post_json(self, path, body):
         request = urllib.request.Request(self.url + path, data=json.dumps(body).encode() if body is not None else b"",
                                          method="POST", headers={"Content-Type": "application/json"})
+        return self.exchange(request)
+
+    def get_json(self, path, session_token):
+        return self.exchange(urllib.request.Request(self.url + path, headers={"Authorization": "Bearer " + session_token}))
+
+    def exchange(self, request):
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read() or b"{}")
@@ -146,6 +154,14 @@ class Steps:
             [self.binary, "token", "mint", "--provider-id", provider, "--key-id", key, "--private-key", private_key,
              # `--nonce=…`: a base64url nonce may start with `-`.
              "--user-id", user, "--nonce=" + nonce], text=True).strip()
+
+    def sign_in_device(self, provider, key, private_key, app, name):
+        """`POST /sessions` for alice from a device called `name`; returns the session token."""
+        token = self.mint(provider, key, private_key, "alice", self.nonce())
+        status, body = self.server.post_json("/sessions", {
+            "identity_token": token, "app_id": app, "device": {"name": name, "platform": "Linux", "app_version": "1.0 (7)"}})
+        self.expect(status == 201 and "session_token" in body, "POST /sessions answered %s %r" % (status, body))
+        return body["session_token"]
 
     def nonce(self):
         status, body = self.server.post_json("/nonces", None)
@@ -242,10 +258,8 @@ class Steps:
         self.expect(key_id in self.text(), "the new key is listed")
         self.shot("provider")
 
-        self.step("a token signed with the downloaded private key opens a session")
-        token = self.mint(provider_id, key_id, downloaded, "alice", self.nonce())
-        status, body = self.server.post_json("/sessions", {"identity_token": token, "app_id": app_id})
-        self.expect(status == 201 and "session_token" in body, "POST /sessions answered %s %r" % (status, body))
+        self.step("a token signed with the downloaded private key opens a session on a described device")
+        phone = self.sign_in_device(provider_id, key_id, downloaded, app_id, "Browser <test> phone")
 
         self.step("the key's table shows when it last verified a token")
         self.open("/dashboard/providers/" + provider_id.split("/")[-1])
@@ -253,6 +267,49 @@ class Steps:
         self.expect(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", verified) is not None,
                     "last verified is a time after the sign-in: %r" % verified)
         self.shot("key-last-verified")
+
+        self.step("the user page lists the device")
+        user_page = "/dashboard/users?app=%s&user=alice" % app_id.split("/")[-1]
+        self.open(user_page)
+        cells = [cell.text for cell in self.finds("#user-devices tr.device td")]
+        self.expect(cells[:3] == ["Browser <test> phone", "Linux", "1.0 (7)"], "the device's row: %r" % cells)
+        self.expect(self.find("#user-sessions").text == "1", "one live session")
+        self.shot("user-devices")
+
+        self.step("cut off the key with a reason, after the confirmation page counts its one session")
+        self.open("/dashboard/providers/" + provider_id.split("/")[-1])
+        self.expect(self.find("tr.key-active td.key-cutoff").text == "never", "no cutoff yet")
+        self.submit("tr.key-active form.key-cutoff-form")
+        self.wait(lambda: self.find("#cutoff-live").text == "1", "the confirmation page's count")
+        self.expect(self.find("#cutoff-object").text == key_id, "the confirmation names the key")
+        self.find("#cutoff-reason").send_keys("Browser test: key rotated")
+        self.shot("cutoff-confirm")
+        self.submit("#cutoff-confirm")
+        self.wait(lambda: "1 session ended" in self.find(".notice").text, "the cutoff's result")
+        self.expect("Browser test: key rotated" in self.find("tr.key-active td.key-cutoff").text, "the key shows its last cutoff")
+        self.shot("key-cut-off")
+        status, body = self.server.get_json("/users/me", phone)
+        self.expect(status == 401 and body.get("data", {}).get("reason") == "session_revoked"
+                    and body["data"].get("detail") == "Browser test: key rotated",
+                    "the device is told to sign in again, with the reason: %s %r" % (status, body))
+
+        self.step("the cut-off session is gone from the user page")
+        self.open(user_page)
+        self.expect(self.find("#user-sessions").text == "0" and not self.finds("#user-devices tr.device"),
+                    "no live session is listed")
+        self.shot("user-no-devices")
+
+        self.step("two devices sign in after the cutoff; one is signed out from the user page")
+        tablet = self.sign_in_device(provider_id, key_id, downloaded, app_id, "Tablet")
+        self.sign_in_device(provider_id, key_id, downloaded, app_id, "Second phone")
+        self.open(user_page)
+        self.expect(self.find("#user-sessions").text == "2", "sessions opened after the cutoff live")
+        self.find("#user-devices tr.device:first-child button").click()
+        self.wait(lambda: "Signed out “Tablet”" in self.find(".notice").text, "the sign-out notice")
+        names = [row.find_elements("css selector", "td")[0].text for row in self.finds("#user-devices tr.device")]
+        self.expect(names == ["Second phone"], "only the other device is left: %r" % names)
+        self.expect(self.server.get_json("/users/me", tablet)[0] == 401, "the signed-out device is refused")
+        self.shot("user-device-signed-out")
 
         self.step("the validation tool: a good token")
         good = self.mint(provider_id, key_id, downloaded, "bob", self.nonce())
@@ -334,7 +391,8 @@ class Steps:
                 for row in self.finds("#audit-entries tbody tr")]
         actions = [row[2] for row in rows]
         for action in ("dashboard.sign_in", "app.create", "app.update", "provider.create", "provider.bind", "key.create",
-                       "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected"):
+                       "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected",
+                       "cutoff.key", "session.revoke"):
             self.expect(action in actions, "the audit page shows %s: %r" % (action, actions))
         admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
         self.expect(all(row[1].startswith("dashboard:") for row in admin_rows),
@@ -409,11 +467,22 @@ class NoScriptSteps(Steps):
         self.step("JavaScript off: create an app and a provider, validate a token")
         self.submit("form[action='/dashboard/apps']", {"name": "No Script App"})
         self.wait(lambda: "Created app No Script App" in self.text(), "the notice")
+        app_id = self.find(".notice").text.split(": ")[-1]
         self.open("/dashboard/providers")
         self.submit("form[action='/dashboard/providers']", {"name": "No Script Backend"})
         self.wait(lambda: "Created provider No Script Backend" in self.text(), "the provider page")
         self.expect(self.find("#keygen").get_dom_attribute("hidden") is not None,
                     "the key generator stays hidden without JavaScript")
+        self.step("JavaScript off: cut off an app's sessions through the confirmation page")
+        self.open("/dashboard/apps")
+        self.submit("#app-%s form.cutoff-form" % app_id.split("/")[-1], {"reason": "No script cutoff"})
+        self.wait(lambda: self.find("#cutoff-live").text == "0", "the confirmation page")
+        self.expect(self.find("#cutoff-reason").get_attribute("value") == "No script cutoff", "the reason carried over")
+        self.shot("nojs-cutoff-confirm")
+        self.submit("#cutoff-confirm")
+        self.wait(lambda: "0 sessions ended" in self.find(".notice").text, "the cutoff's result")
+        self.expect("No script cutoff" in self.text(), "the app shows its last cutoff")
+
         self.open("/dashboard/validate")
         self.submit("form[action='/dashboard/validate']", {"app": "No Script App", "identity_token": "not.a.token"})
         self.wait(lambda: self.find("#verdict").text.startswith("Not valid"), "an invalid verdict")

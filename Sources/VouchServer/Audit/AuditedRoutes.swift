@@ -51,6 +51,13 @@ enum AuditedRoutes {
         "POST /dashboard/keys/{key}/delete": spec("key.delete", "key", "key"),
         "POST /dashboard/users/suspension": spec("user.update", "user"),
         "POST /dashboard/users/revoke-sessions": spec("user.revoke_sessions", "user"),
+        "POST /dashboard/sessions/{session}/revoke": spec("session.revoke", "session", "session"),
+        "POST /dashboard/apps/{app}/cutoff": spec("cutoff.app", "app", "app"),
+        "POST /dashboard/providers/{provider}/cutoff": spec("cutoff.provider", "provider", "provider"),
+        "POST /dashboard/keys/{key}/cutoff": spec("cutoff.key", "key", "key"),
+        "POST /dashboard/apps/{app}/cutoff/review": readOnly,
+        "POST /dashboard/providers/{provider}/cutoff/review": readOnly,
+        "POST /dashboard/keys/{key}/cutoff/review": readOnly,
         "POST /dashboard/validate": readOnly,
     ]
 }

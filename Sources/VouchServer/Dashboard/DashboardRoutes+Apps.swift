@@ -21,11 +21,13 @@ extension DashboardRoutes {
 
     private func appsPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {
         let chrome = try await chrome(context, "apps", error: error?.message)
-        let apps: [[String: Any]] = try await store.apps().map { app in
-            [
+        var apps: [[String: Any]] = []
+        for app in try await store.apps() {
+            apps.append([
                 "uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": DurationText.format(app.sessionTTLSeconds),
                 "createdAt": Timestamp.rfc3339(app.createdAt), "csrf": chrome.csrfToken,
-            ]
+                "cutoff": try await lastCutoff(.app(app.id)), "cutoffPath": "/dashboard/apps/\(app.id.lowercased)/cutoff",
+            ])
         }
         return renderer.page(
             "apps", title: "Apps", values: ["apps": apps, "csrf": chrome.csrfToken], chrome: chrome,

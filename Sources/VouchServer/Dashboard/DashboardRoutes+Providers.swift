@@ -68,16 +68,22 @@ extension DashboardRoutes {
         let bound = apps.filter { provider.appIDs.contains($0.id) }
             .map { ["uuid": $0.id.lowercased, "id": LayerID.app($0.id), "name": $0.name] }
         let unbound = apps.filter { !provider.appIDs.contains($0.id) }.map { ["uuid": $0.id.lowercased, "name": $0.name] }
-        let keys: [[String: Any]] = try await store.keys(ofProvider: id).reversed().map { key in
-            [
+        var keys: [[String: Any]] = []
+        for key in try await store.keys(ofProvider: id).reversed() {
+            let deleted = key.status == .deleted
+            // A deleted key can no longer be cut off (its sessions live until they expire).
+            let cutoff: Any = deleted ? false : try await lastCutoff(.key(key.id))
+            keys.append([
                 "uuid": key.id.lowercased, "id": LayerID.key(key.id), "status": key.status.rawValue, "fingerprint": key.fingerprint,
                 "createdAt": Timestamp.rfc3339(key.createdAt),
-                "lastVerified": key.lastVerifiedAt.map(Timestamp.rfc3339) ?? "never", "active": key.status == .active, "deleted": key.status == .deleted,
-            ]
+                "lastVerified": key.lastVerifiedAt.map(Timestamp.rfc3339) ?? "never", "active": key.status == .active, "deleted": deleted,
+                "cutoff": cutoff,
+            ])
         }
         let values: [String: Any] = [
             "name": provider.name, "id": LayerID.provider(id), "providerUUID": id.lowercased, "csrf": chrome.csrfToken,
             "bound": bound, "unbound": unbound, "hasUnbound": !unbound.isEmpty, "keys": keys, "scripts": ["keygen.js"],
+            "cutoff": try await lastCutoff(.provider(id)), "cutoffPath": "/dashboard/providers/\(id.lowercased)/cutoff",
         ]
         return renderer.page(
             "provider", title: "Provider \(provider.name)", values: values, chrome: chrome,

@@ -17,7 +17,7 @@ extension DashboardRoutes {
         return routes
     }
 
-    private func usersPage(
+    func usersPage(
         _ context: DashboardContext, app appText: String?, user: String?,
         error: DashboardError? = nil
     ) async throws -> Response {
@@ -41,10 +41,11 @@ extension DashboardRoutes {
     private func userSummary(appID: UUID, userID: String) async throws -> [String: Any] {
         guard try await store.app(id: appID) != nil else { throw DashboardError(.notFound, "App not found.") }
         let user = try await store.user(appID: appID, userID: userID)
-        let active = try await store.activeSessionCount(appID: appID, userID: userID, now: clock())
+        // Live by every rule (cutoffs included), as the admin API lists them.
+        let devices = try await devices(appID: appID, userID: userID)
         var summary: [String: Any] = [
             "userID": userID, "appUUID": appID.lowercased, "known": user != nil,
-            "suspended": user?.suspended ?? false, "activeSessions": active,
+            "suspended": user?.suspended ?? false, "activeSessions": devices.count, "devices": devices,
         ]
         if let name = user?.profile.displayName {
             summary["displayName"] = name
@@ -74,9 +75,14 @@ extension DashboardRoutes {
                 } catch StoreError.notFound {
                     throw DashboardError(.notFound, "App not found.")
                 }
-                let user = userID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                return DashboardResponse.redirect(to: "/dashboard/users?app=\(appID.lowercased)&user=\(user)")
+                return DashboardResponse.redirect(to: Self.userPage(appID: appID, userID: userID))
             }, orShow: { try await usersPage(context, app: form["app"], user: form["user"], error: $0) })
+    }
+
+    /// The user page of `userID` in `appID`.
+    static func userPage(appID: UUID, userID: String) -> String {
+        let user = userID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return "/dashboard/users?app=\(appID.lowercased)&user=\(user)"
     }
 
     static func userID(_ text: String) throws -> String {

@@ -24,6 +24,9 @@ extension DashboardTemplates {
         <label>Session lifetime <input name="session_ttl_seconds" value="{{ttl}}" required></label>
         <button type="submit">Save</button>
         </form>
+        <h4>Sessions</h4>
+        <p class="meta">{{> last-cutoff}}</p>
+        {{> cutoff-form}}
         <p class="links"><a href="/dashboard/apps/{{uuid}}/secrets">Registration secrets</a>
         <a href="/dashboard/users?app={{uuid}}">Users</a>
         <a href="/dashboard/validate?app={{uuid}}">Validate a token</a></p>

@@ -45,18 +45,28 @@ extension DashboardTemplates {
         </form>
         {{/hasUnbound}}
         </section>
+        <section class="card" id="provider-cutoff">
+        <h2>Sessions</h2>
+        <p>A cutoff ends every session opened with this provider's keys, in every app; each device signs in again.</p>
+        <p class="meta">{{> last-cutoff}}</p>
+        {{> cutoff-form}}
+        </section>
         <section class="card">
         <h2>Signing keys</h2>
         <div class="table-wrap"><table>
-        <thead><tr><th scope="col">Key id</th><th scope="col">Status</th><th scope="col">Fingerprint</th><th scope="col">Added</th><th scope="col">Last verified</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Key id</th><th scope="col">Status</th><th scope="col">Fingerprint</th><th scope="col">Added</th><th scope="col">Last verified</th><th scope="col">Last cutoff</th><th scope="col">Actions</th></tr></thead>
         <tbody>
         {{#keys}}
         <tr class="key-{{status}}"><td><code class="copy">{{id}}</code></td><td>{{status}}</td><td><code class="fingerprint">{{fingerprint}}</code></td><td>{{createdAt}}</td><td class="last-verified">{{lastVerified}}</td>
+        <td class="key-cutoff">{{^deleted}}{{#cutoff}}{{cutoffAt}}{{#hasReason}}<br>“{{cutoffReason}}”{{/hasReason}}{{/cutoff}}{{^cutoff}}never{{/cutoff}}{{/deleted}}</td>
         <td>{{^deleted}}
         <form method="post" action="/dashboard/keys/{{uuid}}/status" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="provider" value="{{providerUUID}}">
         {{#active}}<input type="hidden" name="status" value="disabled"><button type="submit">Disable</button>{{/active}}
         {{^active}}<input type="hidden" name="status" value="active"><button type="submit">Enable</button>{{/active}}
+        </form>
+        <form method="post" action="/dashboard/keys/{{uuid}}/cutoff/review" class="inline key-cutoff-form">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Cut off…</button>
         </form>
         <form method="post" action="/dashboard/keys/{{uuid}}/delete" class="inline confirm-delete">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="provider" value="{{providerUUID}}">
@@ -65,7 +75,7 @@ extension DashboardTemplates {
         </form>
         {{/deleted}}</td></tr>
         {{/keys}}
-        {{^keys}}<tr><td colspan="5">No keys yet.</td></tr>{{/keys}}
+        {{^keys}}<tr><td colspan="7">No keys yet.</td></tr>{{/keys}}
         </tbody></table></div>
         </section>
         <section class="card">

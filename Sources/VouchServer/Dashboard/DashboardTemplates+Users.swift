@@ -12,7 +12,7 @@ extension DashboardTemplates {
         {{#hasDisplayName}}<p>Display name: {{displayName}}</p>{{/hasDisplayName}}
         {{^known}}<p>This user has not signed in to this app yet; suspending them now stops their first sign-in.</p>{{/known}}
         <p>Status: <strong id="user-status">{{#suspended}}suspended{{/suspended}}{{^suspended}}active{{/suspended}}</strong>
-        · active sessions: <strong id="user-sessions">{{activeSessions}}</strong></p>
+        · live sessions: <strong id="user-sessions">{{activeSessions}}</strong></p>
         <div class="row">
         <form method="post" action="/dashboard/users/suspension" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="app" value="{{appUUID}}"><input type="hidden" name="user" value="{{userID}}">
@@ -24,6 +24,19 @@ extension DashboardTemplates {
         <button type="submit">Revoke all sessions</button>
         </form>
         </div>
+        <h3>Devices</h3>
+        <div class="table-wrap"><table id="user-devices">
+        <thead><tr><th scope="col">Device</th><th scope="col">Platform</th><th scope="col">App version</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col">Sign out</th></tr></thead>
+        <tbody>
+        {{#devices}}
+        <tr class="device" id="session-{{sessionID}}"><td title="Session {{sessionID}}">{{name}}</td><td>{{platform}}</td><td>{{appVersion}}</td><td>{{createdAt}}</td><td>{{lastSeenAt}}</td>
+        <td><form method="post" action="/dashboard/sessions/{{sessionID}}/revoke" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="app" value="{{appUUID}}"><input type="hidden" name="user" value="{{userID}}">
+        <button type="submit">Sign out</button>
+        </form></td></tr>
+        {{/devices}}
+        {{^devices}}<tr><td colspan="6">No live sessions.</td></tr>{{/devices}}
+        </tbody></table></div>
         </section>
         {{/result}}
         """

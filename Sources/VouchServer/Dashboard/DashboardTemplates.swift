@@ -4,7 +4,8 @@ enum DashboardTemplates {
     static let all: [(String, String)] = [
         ("layout", layout), ("error", error), ("sign-in", signIn),
         ("apps", apps), ("secrets", secrets), ("providers", providers), ("provider", provider),
-        ("users", users), ("validate", validate), ("audit", audit),
+        ("users", users), ("validate", validate), ("audit", audit), ("cutoff", cutoff),
+        ("last-cutoff", lastCutoff), ("cutoff-form", cutoffForm),
     ]
 
     /// Every page: navigation, the one-shot notice, the inline error, the body.

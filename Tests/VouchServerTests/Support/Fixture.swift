@@ -121,4 +121,14 @@ struct Fixture: Sendable {
         }
         return session
     }
+
+    /// A Layer sign-in of `user` that describes its device; returns the session's public id and token.
+    func signedInDevice(_ device: [String: String], user: String = "alice") async throws -> (id: String, token: String) {
+        let token = try layerToken(claims: layerClaims(user: user, nonce: try await server.nonce(), now: server.clock.now))
+        let answer = try await server.post("/sessions", ["identity_token": token, "app_id": appID, "device": device])
+        guard answer.status == 201, let session = answer.json["session_token"] as? String, let id = answer.json["session_id"] as? String else {
+            throw TestFailure("sign-in answered \(answer.status): \(answer.text)")
+        }
+        return (id, session)
+    }
 }

@@ -158,6 +158,13 @@ struct LiveServer: Sendable {
         try await request(.POST, path, body: json(object), admin: admin)
     }
 
+    /// Why a session's client is asked to sign in again (`data.reason` of the 401), `nil` while
+    /// the session still works.
+    func challengeReason(_ sessionToken: String) async throws -> String? {
+        let answer = try await request(.GET, "/users/me", headers: ["Authorization": "Bearer \(sessionToken)"])
+        return answer.status == 200 ? nil : answer.data["reason"] as? String
+    }
+
     func nonce() async throws -> String {
         let answer = try await request(.POST, "/nonces")
         guard answer.status == 201, let nonce = answer.json["nonce"] as? String else {
