@@ -13,7 +13,7 @@ every round; the ratios are to the mean of the two) and to one RSA verify.
 
     python3 scripts/bench.py --bin DIR [--seconds 10] [--signins 40000] [--connections 64] [--smoke]
                              [--rounds 3] [--pairs 8 [--pair-seconds 2]]
-                             [--database postgres://…] [--instances 2]
+                             [--database postgres://…] [--instances 2] [--cutoff-race postgres://…]
 
 With --pairs N the durable sign-in is also measured in N short runs, each between two runs of the
 bare app as long, every ratio to the bare runs seconds away (with --rounds 0, only that); each
@@ -23,6 +23,10 @@ says when a faster machine ran out of them.
 With --database the servers run on that database instead of SQLite (the database's own CPU is
 reported as well), and with --instances N that many `vouch serve` processes share it, each driven
 by its own wrk with connections/N connections.
+
+With --cutoff-race URL it also runs the long cutoff race (`vouch-benchmark cutoff-race`) on that
+throwaway PostgreSQL database: two instances, one clock 2 s ahead, sign-ins racing cutoffs of
+every scope; it fails on any stale accept or false refusal (the test suite runs a short one).
 """
 
 import argparse
@@ -509,6 +513,11 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny counts: proves the benchmark runs, measures nothing")
     parser.add_argument("--database", help="run the servers on this database URL (PostgreSQL) instead of SQLite")
     parser.add_argument("--instances", type=int, default=1, help="vouch serve processes sharing --database")
+    parser.add_argument("--cutoff-race", metavar="URL",
+                        help="also the long cutoff race (vouch-benchmark cutoff-race): two instances in one process on "
+                             "this PostgreSQL database, one clock 2 s ahead, sign-ins racing cutoffs of every scope; "
+                             "fails on a stale accept or a false refusal. It migrates and fills the database: give a "
+                             "throwaway one")
     parser.add_argument("--memory", action="store_true",
                         help="instead of the usual run: resident memory across 1 million nonces and --memory-sessions "
                              "sessions created and expired")
@@ -573,6 +582,11 @@ def main():
             print("== in process: Vouch's sign-in handler against the bare app's, through their routers (no HTTP)")
             subprocess.run([bench, "handler", "--signins", "200" if arguments.smoke else "20000",
                             "--rounds", "1" if arguments.smoke else "3"], check=True)
+
+    if arguments.cutoff_race:
+        print("== cutoff race: two instances on one PostgreSQL database, the second's clock 2 s ahead")
+        subprocess.run([bench, "cutoff-race", "--database", arguments.cutoff_race]
+                       + (["--rounds", "4", "--per-phase", "8"] if arguments.smoke else []), check=True)
 
     rounds = max(0, arguments.rounds)
     all_rounds = []

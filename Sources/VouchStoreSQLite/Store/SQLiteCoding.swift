@@ -16,16 +16,29 @@ extension SQLiteData {
 
     static func optionalUUID(_ value: UUID?) -> SQLiteData { value.map { .uuid($0) } ?? .null }
 
+    /// A UUID as its 16 bytes: for a column an index carries on every sign-in (a session's public
+    /// id), where the text form would more than double the entry.
+    static func uuidBytes(_ value: UUID) -> SQLiteData {
+        .blob(withUnsafeBytes(of: value.uuid) { Array($0) })
+    }
+
     static func optionalInt64(_ value: Int64?) -> SQLiteData { value.map { .integer($0) } ?? .null }
 }
 
 /// Typed reads of a result row. A column that is missing or holds the wrong type means the file was
 /// edited by hand or is corrupt: that is reported as an error, never trapped on.
 extension SQLiteRow: RecordRow {
+    /// A UUID stored as text, or as its 16 bytes (`SQLiteData.uuidBytes`).
     func uuid(_ name: String) throws -> UUID {
-        guard let text = try data(name).string, let value = LayerID.parseUUID(text) else {
-            throw corrupt(name)
+        let data = try data(name)
+        if case .blob(let bytes) = data, bytes.count == 16 {
+            return UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
         }
+        guard let text = data.string, let value = LayerID.parseUUID(text) else { throw corrupt(name) }
         return value
     }
 

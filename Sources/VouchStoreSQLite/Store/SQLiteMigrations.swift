@@ -178,8 +178,9 @@ enum SQLiteMigrations {
         // first cutoff); a session records each of its objects' generations when it is made, which
         // provider and key opened it, a public id, its device and when it was last used. The table
         // is rebuilt because SQLite cannot change the CHECK on `end_reason` (`signed_out` is new).
-        // The public id is indexed: it is time-ordered (`PublicSessionID`), so the index appends.
-        // Sessions made before this step get a random id and no provider or key.
+        // The public id is indexed, as its 16 bytes: it is time-ordered (`PublicSessionID`), so the
+        // index appends. Sessions made before this step get 16 random bytes as their id, and no
+        // provider or key.
         SQLiteMigration(
             version: 6,
             statements: [
@@ -198,7 +199,7 @@ enum SQLiteMigrations {
                 """
                 CREATE TABLE sessions_v6 (
                     token_hash BLOB PRIMARY KEY NOT NULL,
-                    session_id TEXT NOT NULL,
+                    session_id BLOB NOT NULL CHECK (length(session_id) = 16),
                     app_id TEXT NOT NULL,
                     user_id TEXT NOT NULL,
                     created_at INTEGER NOT NULL,
@@ -224,11 +225,7 @@ enum SQLiteMigrations {
                 """
                 INSERT INTO sessions_v6 (token_hash, session_id, app_id, user_id, created_at, expires_at, ended_at,
                                          end_reason, last_seen_at)
-                SELECT token_hash,
-                       lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2)
-                             || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2)
-                             || '-' || hex(randomblob(6))),
-                       app_id, user_id, created_at, expires_at, ended_at, end_reason, created_at
+                SELECT token_hash, randomblob(16), app_id, user_id, created_at, expires_at, ended_at, end_reason, created_at
                 FROM sessions
                 """,
                 "DROP TABLE sessions",

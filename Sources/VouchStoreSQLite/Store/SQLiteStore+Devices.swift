@@ -19,7 +19,7 @@ extension SQLiteStore {
     }
 
     static func lookup(sessionID: UUID, _ db: SQLiteRunner) throws -> SessionLookup? {
-        try db.rows(SessionLookupSQL.selection + "\nWHERE s.session_id = ?", [.uuid(sessionID)])
+        try db.rows(SessionLookupSQL.selection + "\nWHERE s.session_id = ?", [.uuidBytes(sessionID)])
             .first.map(SessionLookupSQL.decode)
     }
 
@@ -37,7 +37,7 @@ extension SQLiteStore {
             if found.standing(at: now).isLive {
                 try db.execute(
                     "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ? AND ended_at IS NULL",
-                    [.int64(now), .text(reason.rawValue), .uuid(sessionID)])
+                    [.int64(now), .text(reason.rawValue), .uuidBytes(sessionID)])
             }
             return found
         }

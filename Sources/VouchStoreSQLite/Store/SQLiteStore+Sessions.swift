@@ -59,7 +59,7 @@ extension SQLiteStore {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?5)
                 """,
                 [
-                    .bytes(session.tokenHash), .uuid(session.sessionID), .uuid(session.appID), .text(session.userID),
+                    .bytes(session.tokenHash), .uuidBytes(session.sessionID), .uuid(session.appID), .text(session.userID),
                     .int64(session.createdAt), .int64(session.expiresAt), .optionalUUID(session.providerID),
                     .optionalUUID(session.keyID), .int64(generations.app), .optionalInt64(generations.provider),
                     .optionalInt64(generations.key), .int64(generations.user), .optionalText(device?.name),
