@@ -102,8 +102,8 @@ public protocol Store: Sendable {
     func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup]
     /// The session with this public id, in any state; `nil` when there is none.
     func sessionLookup(sessionID: UUID) async throws -> SessionLookup?
-    /// Ends the session with this public id with `reason` if it is live, in one statement that
-    /// also checks it belongs to `owner` when given (a user's own view). Returns the session as it
+    /// Ends the session with this public id with `reason` if it is live (`SessionStanding`), in one
+    /// transaction that also checks it belongs to `owner` when given (a user's own view). Returns the session as it
     /// was found, `nil` when unknown (or another user's); whether it was live is the caller's to
     /// judge from it.
     func endSession(

@@ -8,9 +8,10 @@ import VouchStore
 /// server wraps whatever store it is handed in one of these, so both backends (and any other)
 /// are measured the same way, from the server's side of the call.
 ///
-/// Every `Store` requirement is forwarded explicitly, including those with a default
-/// implementation (`sessionLookup`, `signInFacts`), so a backend's own faster version is
-/// still the one called: a method added to `Store` must be added here too.
+/// Every `Store` requirement is forwarded explicitly, so that a default implementation added to
+/// the protocol later could never hide a backend's own faster version: a method added to `Store`
+/// must be added here too. It also counts the sessions that the calls ending sessions ended
+/// (`vouch_sessions_ended_total`).
 struct InstrumentedStore: Store {
     let base: any Store
     let metrics: ServerMetrics
