@@ -139,14 +139,14 @@ extension StoreConformance {
             ]
             for (round, target) in targets.enumerated() {
                 let before = try await withThrowingTaskGroup(of: NewSession.self) { group in
-                    for index in 0..<8 {
+                    for _ in 0..<8 {
                         group.addTask { try await self.signIn(signer, app: c.app.id, user: "u0", key: c.key) }
                     }
                     return try await group.reduce(into: [NewSession]()) { $0.append($1) }
                 }
                 // During: sign-ins racing the cutoff; either side of it is right, but counted exactly.
                 let (result, during) = try await withThrowingTaskGroup(of: (CutoffResult?, NewSession?).self) { group in
-                    for index in 0..<8 {
+                    for _ in 0..<8 {
                         group.addTask { (nil, try await self.signIn(signer, app: c.app.id, user: "u0", key: c.key)) }
                     }
                     group.addTask { (try await cutter.cutOff(target, reason: "round \(round)", now: t0), nil) }
