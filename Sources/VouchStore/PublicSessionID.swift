@@ -8,8 +8,10 @@ import Foundation
 /// durable write"). It says when the session was made, which `created_at` says anyway, and nothing
 /// of its token.
 public enum PublicSessionID {
-    /// - Parameter fillRandom: fills the buffer from a CSPRNG. The server passes its own, which
-    ///   reads the 10 bytes in one system call where the standard library's generator makes two.
+    /// - Parameters:
+    ///   - now: the time the id leads with (the session's making).
+    ///   - fillRandom: fills the buffer from a CSPRNG. The server passes its own, which reads the
+    ///     10 bytes in one system call where the standard library's generator makes two.
     public static func make(
         now: Date = Date(), fillRandom: (UnsafeMutableRawBufferPointer) -> Void = standardLibraryRandom
     ) -> UUID {
