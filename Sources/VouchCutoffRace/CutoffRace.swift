@@ -32,8 +32,14 @@ public struct CutoffRace: Sendable {
     }
 
     /// Starts both instances on `databaseURL` (whose schema they migrate), races, stops them.
-    public func run(databaseURL: PostgresDatabaseURL, logger: Logger) async throws -> CutoffRaceReport {
-        try await TwoInstances.run(databaseURL: databaseURL, skewSeconds: skewSeconds, logger: logger) { instances in
+    ///
+    /// - Parameter options: each instance's pool and deadline (a test on a loaded machine gives a
+    ///   generous deadline, as the other PostgreSQL tests do).
+    public func run(
+        databaseURL: PostgresDatabaseURL, options: PostgresStoreOptions = PostgresStoreOptions(), logger: Logger
+    ) async throws -> CutoffRaceReport {
+        try await TwoInstances.run(databaseURL: databaseURL, options: options, skewSeconds: skewSeconds, logger: logger) {
+            instances in
             let client = RaceClient(instances: instances)
             defer { client.shutdown() }
             let catalogue = try await RaceCatalogue.make(client)

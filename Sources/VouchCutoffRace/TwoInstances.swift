@@ -20,12 +20,12 @@ enum TwoInstances {
     }
 
     static func run<Value: Sendable>(
-        databaseURL: PostgresDatabaseURL, skewSeconds: Int64, logger: Logger,
+        databaseURL: PostgresDatabaseURL, options: PostgresStoreOptions, skewSeconds: Int64, logger: Logger,
         _ body: @escaping @Sendable (Running) async throws -> Value
     ) async throws -> Value {
         let adminToken = "race-" + UUID().uuidString
-        return try await PostgresStore.open(url: databaseURL, logger: logger) { first in
-            try await PostgresStore.open(url: databaseURL, logger: logger) { second in
+        return try await PostgresStore.open(url: databaseURL, options: options, logger: logger) { first in
+            try await PostgresStore.open(url: databaseURL, options: options, logger: logger) { second in
                 let ports = Ports()
                 var applications: [any Service] = []
                 for (index, store) in [first, second].enumerated() {
