@@ -8,12 +8,37 @@ public struct AppRecord: Sendable, Equatable {
     public var sessionTTLSeconds: Int64
     /// Unix seconds.
     public var createdAt: Int64
+    /// How long a client has to answer a challenge pushed on the live channel before its socket
+    /// is closed (PROTOCOL §8.15).
+    public var challengeMarginSeconds: Int64
 
-    public init(id: UUID, name: String, sessionTTLSeconds: Int64, createdAt: Int64) {
+    public init(
+        id: UUID, name: String, sessionTTLSeconds: Int64, createdAt: Int64,
+        challengeMarginSeconds: Int64 = AppRecord.defaultChallengeMarginSeconds
+    ) {
         self.id = id
         self.name = name
         self.sessionTTLSeconds = sessionTTLSeconds
         self.createdAt = createdAt
+        self.challengeMarginSeconds = challengeMarginSeconds
+    }
+
+    public static let defaultChallengeMarginSeconds: Int64 = 30
+    /// Long enough for a phone to fetch an identity token from a slow backend, short enough that
+    /// a socket whose session is over does not linger.
+    public static let challengeMarginRange: ClosedRange<Int64> = 5...600
+}
+
+/// The fields of an app an update may change; `nil` leaves a field as stored.
+public struct AppChanges: Sendable, Equatable {
+    public var name: String?
+    public var sessionTTLSeconds: Int64?
+    public var challengeMarginSeconds: Int64?
+
+    public init(name: String? = nil, sessionTTLSeconds: Int64? = nil, challengeMarginSeconds: Int64? = nil) {
+        self.name = name
+        self.sessionTTLSeconds = sessionTTLSeconds
+        self.challengeMarginSeconds = challengeMarginSeconds
     }
 }
 
@@ -236,12 +261,14 @@ public struct PurgedRows: Sendable, Equatable {
     public var serverNonces: Int
     public var registrationNonces: Int
     public var sessions: Int
+    public var liveTickets: Int
 
-    public init(serverNonces: Int, registrationNonces: Int, sessions: Int) {
+    public init(serverNonces: Int, registrationNonces: Int, sessions: Int, liveTickets: Int = 0) {
         self.serverNonces = serverNonces
         self.registrationNonces = registrationNonces
         self.sessions = sessions
+        self.liveTickets = liveTickets
     }
 
-    public var total: Int { serverNonces + registrationNonces + sessions }
+    public var total: Int { serverNonces + registrationNonces + sessions + liveTickets }
 }

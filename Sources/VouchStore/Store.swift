@@ -16,7 +16,7 @@ public protocol Store: Sendable {
     /// Changes only the fields given (`nil` leaves a field as stored) in one statement, so two
     /// concurrent updates of different fields both survive; returns the app as updated. Throws
     /// `StoreError.notFound` for an unknown app.
-    func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord
+    func updateApp(id: UUID, changes: AppChanges) async throws -> AppRecord
 
     // MARK: Providers
     func createProvider(_ provider: ProviderRecord) async throws
@@ -141,15 +141,42 @@ public protocol Store: Sendable {
     func purgeAudit(before: Int64) async throws -> Int
 
     // MARK: Housekeeping
-    /// Deletes used nonces and registration nonces past their expiry, and sessions that expired
-    /// more than `sessionGraceSeconds` ago. Returns what went, by kind.
+    /// Deletes used nonces, registration nonces and live tickets past their expiry, and sessions
+    /// that expired more than `sessionGraceSeconds` ago. Returns what went, by kind.
     @discardableResult
     func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows
     /// Sessions of every app that are neither ended nor expired at `now`: one COUNT for the
     /// live-sessions gauge, read by housekeeping on its interval, never per request.
     func liveSessionCount(now: Int64) async throws -> Int
+    /// Deletes session endings logged before `before` (Unix seconds); returns how many went.
+    @discardableResult
+    func purgeSessionEndings(before: Int64) async throws -> Int
+
+    // MARK: The log of session endings (`SessionEnding`)
+    // `revokeSession`, `endSession`, `signOutOtherSessions` and `revokeSessions` append one
+    // `.session` entry per session they end; `setSuspended` (suspending) one `.user` entry;
+    // `cutOff` one entry of its scope with the new generation. Each in the transaction of its
+    // ending, positions handed out in commit order.
+
+    /// The entries after `position`, ascending, at most `limit`, with where the log stands.
+    func sessionEndings(after position: Int64, limit: Int) async throws -> SessionEndingsPage
+
+    // MARK: Live-channel tickets
+    func createLiveTicket(_ ticket: LiveTicket) async throws
+    /// Deletes the ticket and returns the hash of its session's token if it had not expired at
+    /// `now`; `nil` for an unknown, used or expired ticket. Two concurrent calls for one ticket
+    /// never both succeed.
+    func consumeLiveTicket(hash: [UInt8], now: Int64) async throws -> [UInt8]?
+
     /// Cheap round trip for `GET /health`.
     func ping() async throws
     /// Releases the database; the store must not be used afterwards.
     func close() async throws
+}
+
+extension Store {
+    /// Changes the name and the session lifetime only.
+    public func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
+        try await updateApp(id: id, changes: AppChanges(name: name, sessionTTLSeconds: sessionTTLSeconds))
+    }
 }
