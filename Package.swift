@@ -42,7 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -153,10 +153,13 @@ let package = Package(
                 "VouchStore",
                 server("Hummingbird", "hummingbird"),
                 server("HummingbirdCore", "hummingbird"),
-                server("HummingbirdWebSocket", "hummingbird-websocket"),
                 server("Logging", "swift-log"),
                 server("NIOCore", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
+                server("NIOWebSocket", "swift-nio"),
+                // The WebSocket protocol (frames, pings, closing) under the live channel; its
+                // `WebSocketHandler` is the one Hummingbird's own WebSocket server runs.
+                server("WSCore", "swift-websocket"),
                 server("NIOHTTPTypesHTTP1", "swift-nio-extras"),
                 server("NIOConcurrencyHelpers", "swift-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
