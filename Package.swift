@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // `swift package generate-documentation`: the DocC catalogues, built by scripts/docs.sh.
@@ -136,6 +137,17 @@ let package = Package(
                 server("NIOFoundationCompat", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // A real WebSocket client of the live channel, for the tests and the benchmark.
+        .target(
+            name: "VouchLiveTestSupport",
+            dependencies: [
+                server("WSClient", "swift-websocket"),
+                server("NIOWebSocket", "swift-nio"),
+                server("HTTPTypes", "swift-http-types"),
+                server("Logging", "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -295,6 +307,7 @@ let package = Package(
             name: "VouchServerTests",
             dependencies: [
                 "VouchCutoffRace",
+                "VouchLiveTestSupport",
                 "VouchDevelopmentIdentityProvider",
                 "VouchPostgresTestSupport",
                 "VouchServer",
