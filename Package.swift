@@ -127,7 +127,9 @@ let package = Package(
         .target(
             name: "VouchCutoffRace",
             dependencies: [
+                "VouchLiveTestSupport",
                 "VouchServer",
+                server("PostgresNIO", "postgres-nio"),
                 "VouchStorePostgres",
                 "VouchTokens",
                 server("AsyncHTTPClient", "async-http-client"),
@@ -224,6 +226,7 @@ let package = Package(
             name: "vouch-benchmark",
             dependencies: [
                 "VouchCutoffRace",
+                "VouchLiveTestSupport",
                 "VouchProtocol",
                 "VouchTokens",
                 "VouchServer",

@@ -15,7 +15,7 @@ public final class LiveSocketClient: Sendable {
     }
 
     /// Frames received and not yet taken by `next`.
-    private let received = Mutex<[String]>([])
+    private let received = Mutex<[(text: String, at: ContinuousClock.Instant)]>([])
     private let writer = Mutex<WebSocketOutboundWriter?>(nil)
     private let ending = Mutex<End?>(nil)
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
@@ -43,7 +43,10 @@ public final class LiveSocketClient: Sendable {
                     client.writer.withLock { $0 = outbound }
                     opened.continuation.yield(.success(()))
                     for try await message in inbound.messages(maxSize: 1 << 16) {
-                        if case .text(let text) = message { client.received.withLock { $0.append(text) } }
+                        if case .text(let text) = message {
+                            let now = ContinuousClock.now
+                            client.received.withLock { $0.append((text, now)) }
+                        }
                     }
                 }
                 client.ending.withLock { $0 = $0 ?? .closed(code: close.map { Self.number($0.closeCode) }, reason: close?.reason) }
@@ -64,6 +67,11 @@ public final class LiveSocketClient: Sendable {
 
     /// The next frame's text, or `nil` when the socket ended first or `timeout` passed.
     public func next(timeout: Duration = .seconds(5)) async -> String? {
+        await nextWithArrival(timeout: timeout)?.text
+    }
+
+    /// The next frame's text and when it arrived.
+    public func nextWithArrival(timeout: Duration = .seconds(5)) async -> (text: String, at: ContinuousClock.Instant)? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let frame = received.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return frame }
