@@ -30,8 +30,10 @@ struct LiveEndingsFollower: Service {
     /// Told whether the feed is listening (tests and health).
     var feedConnected: @Sendable (Bool) -> Void = { _ in }
 
+    /// Runs until the server shuts down. By then the server has closed every socket with 1012 as
+    /// it quiesced its connections (`LiveQuiesceHandler`); any socket left is closed here.
     func run() async throws {
-        await withGracefulShutdownHandler {
+        try? await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await follow() }
                 group.addTask { await runClock() }
@@ -49,12 +51,12 @@ struct LiveEndingsFollower: Service {
                         }
                     }
                 }
-                await group.next()
-                group.cancelAll()
+                // Each child runs until the shutdown cancels it; a feed that stopped leaves the
+                // backstop reading the log.
+                await group.waitForAll()
             }
-        } onGracefulShutdown: {
-            Task { await hub.closeAllForShutdown() }
         }
+        await hub.closeAllForShutdown()
     }
 
     private func follow() async {

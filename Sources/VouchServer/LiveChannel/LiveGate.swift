@@ -49,7 +49,7 @@ struct LiveGate: Sendable {
             }
             let session = caller.session
             let margin = try await store.app(id: session.appID)?.challengeMarginSeconds ?? AppRecord.defaultChallengeMarginSeconds
-            let socketID = LiveSocketID(raw: ObjectIdentifier(channel))
+            let socketID = LiveSocketID.next()
             guard await hub.reserve(socketID, sessionID: session.sessionID) else {
                 throw APIError(
                     .rateLimitExceeded,

@@ -1,11 +1,19 @@
 import Foundation
 import Logging
+import Synchronization
 import VouchProtocol
 import VouchStore
 
-/// One connection of the live channel, from its admission to its close.
+/// One connection of the live channel, from its admission to its close: a number never used
+/// twice in the process (a channel's address could be reused while a late release is under way).
 struct LiveSocketID: Hashable, Sendable {
-    let raw: ObjectIdentifier
+    let raw: UInt64
+
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> LiveSocketID {
+        LiveSocketID(raw: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
 }
 
 /// What the hub asks a socket to send: a frame, or the close that ends it.
