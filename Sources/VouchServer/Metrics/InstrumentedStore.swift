@@ -51,8 +51,8 @@ struct InstrumentedStore: Store {
         try await timed(.apps) { try await base.apps() }
     }
 
-    func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
-        try await timed(.updateApp) { try await base.updateApp(id: id, name: name, sessionTTLSeconds: sessionTTLSeconds) }
+    func updateApp(id: UUID, changes: AppChanges) async throws -> AppRecord {
+        try await timed(.updateApp) { try await base.updateApp(id: id, changes: changes) }
     }
 
     func createProvider(_ provider: ProviderRecord) async throws {
@@ -223,6 +223,23 @@ struct InstrumentedStore: Store {
 
     func liveSessionCount(now: Int64) async throws -> Int {
         try await timed(.liveSessionCount) { try await base.liveSessionCount(now: now) }
+    }
+
+    @discardableResult
+    func purgeSessionEndings(before: Int64) async throws -> Int {
+        try await timed(.purgeSessionEndings) { try await base.purgeSessionEndings(before: before) }
+    }
+
+    func sessionEndings(after position: Int64, limit: Int) async throws -> SessionEndingsPage {
+        try await timed(.sessionEndings) { try await base.sessionEndings(after: position, limit: limit) }
+    }
+
+    func createLiveTicket(_ ticket: LiveTicket) async throws {
+        try await timed(.createLiveTicket) { try await base.createLiveTicket(ticket) }
+    }
+
+    func consumeLiveTicket(hash: [UInt8], now: Int64) async throws -> [UInt8]? {
+        try await timed(.consumeLiveTicket) { try await base.consumeLiveTicket(hash: hash, now: now) }
     }
 
     func ping() async throws {
