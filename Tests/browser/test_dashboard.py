@@ -216,13 +216,17 @@ class Steps:
         self.submit("form[action='/dashboard/apps']", {"name": "Browser <App>", "session_ttl_seconds": "1h"})
         self.wait(lambda: "Created app Browser <App>" in self.text(), "the notice")
         self.expect("Sessions last 1 hour" in self.text(), "the lifetime is shown in words")
+        self.expect("challenges answered within 30 seconds" in self.text(), "the default challenge margin is shown")
+        self.expect("Live sockets on this instance: 0" in self.text(), "the app's live sockets are counted")
         app_id = self.find("section.app code.copy").text
         self.expect(app_id.startswith("layer:///apps/"), "app id shown: " + app_id)
         self.shot("apps")
 
         self.step("rename the app and change its session lifetime")
-        self.submit("section.app form", {"name": "Browser App", "session_ttl_seconds": "90 minutes"})
+        self.submit("section.app form", {"name": "Browser App", "session_ttl_seconds": "90 minutes",
+                                         "challenge_margin_seconds": "45s"})
         self.wait(lambda: "Saved app Browser App" in self.text(), "the rename notice")
+        self.expect("challenges answered within 45 seconds" in self.text(), "the new margin is shown")
         self.expect("Sessions last 90 minutes" in self.text(), "the new lifetime is shown")
         self.expect(self.find("section.app input[name=session_ttl_seconds]").get_attribute("value") == "90 minutes",
                     "the field holds the same words")
