@@ -42,8 +42,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // `swift package generate-documentation`: the DocC catalogues, built by scripts/docs.sh.
@@ -126,7 +127,9 @@ let package = Package(
         .target(
             name: "VouchCutoffRace",
             dependencies: [
+                "VouchLiveTestSupport",
                 "VouchServer",
+                server("PostgresNIO", "postgres-nio"),
                 "VouchStorePostgres",
                 "VouchTokens",
                 server("AsyncHTTPClient", "async-http-client"),
@@ -136,6 +139,17 @@ let package = Package(
                 server("NIOFoundationCompat", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // A real WebSocket client of the live channel, for the tests and the benchmark.
+        .target(
+            name: "VouchLiveTestSupport",
+            dependencies: [
+                server("WSClient", "swift-websocket"),
+                server("NIOWebSocket", "swift-nio"),
+                server("HTTPTypes", "swift-http-types"),
+                server("Logging", "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -153,10 +167,13 @@ let package = Package(
                 "VouchStore",
                 server("Hummingbird", "hummingbird"),
                 server("HummingbirdCore", "hummingbird"),
-                server("HummingbirdWebSocket", "hummingbird-websocket"),
                 server("Logging", "swift-log"),
                 server("NIOCore", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
+                server("NIOWebSocket", "swift-nio"),
+                // The WebSocket protocol (frames, pings, closing) under the live channel; its
+                // `WebSocketHandler` is the one Hummingbird's own WebSocket server runs.
+                server("WSCore", "swift-websocket"),
                 server("NIOHTTPTypesHTTP1", "swift-nio-extras"),
                 server("NIOConcurrencyHelpers", "swift-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
@@ -209,6 +226,7 @@ let package = Package(
             name: "vouch-benchmark",
             dependencies: [
                 "VouchCutoffRace",
+                "VouchLiveTestSupport",
                 "VouchProtocol",
                 "VouchTokens",
                 "VouchServer",
@@ -292,6 +310,7 @@ let package = Package(
             name: "VouchServerTests",
             dependencies: [
                 "VouchCutoffRace",
+                "VouchLiveTestSupport",
                 "VouchDevelopmentIdentityProvider",
                 "VouchPostgresTestSupport",
                 "VouchServer",

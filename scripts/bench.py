@@ -27,12 +27,19 @@ by its own wrk with connections/N connections.
 With --cutoff-race URL it also runs the long cutoff race (`vouch-benchmark cutoff-race`) on that
 throwaway PostgreSQL database: two instances, one clock 2 s ahead, sign-ins racing cutoffs of
 every scope; it fails on any stale accept or false refusal (the test suite runs a short one).
+
+With --live-sockets N (instead of the usual run) it opens N idle authenticated sockets of the live
+channel on one `vouch serve` (SQLite) and reports the server's resident memory per socket, its CPU
+while they idle, and a cutoff of their app: how fast every socket hears it and the peak rate of
+identity-token requests its spread leaves. With --live-reach URL it also runs the live channel
+across two instances on that throwaway PostgreSQL database (`vouch-benchmark live-reach`).
 """
 
 import argparse
 import collections
 import os
 import platform
+import resource
 import re
 import shutil
 import signal
@@ -487,6 +494,41 @@ def memory_run(arguments, vouch, bench):
     print(f"growth after the warm-up: {stages[-1][1] - baseline:+.1f} MB (target <= 50 MB)")
 
 
+def raise_descriptor_limit():
+    """Lets a process hold as many sockets as the hard limit allows (each live socket is one)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def live_sockets_run(arguments, vouch, bench):
+    """--live-sockets N: idle sockets of the live channel on one vouch serve, then a cutoff."""
+    sockets = 200 if arguments.smoke else arguments.live_sockets
+    idle = 2 if arguments.smoke else arguments.live_idle_seconds
+    scratch = tempfile.mkdtemp(prefix="vouch-bench-live-")
+    admin = "benchmark-admin-token-0123456789"
+    server = None
+    try:
+        data = os.path.join(scratch, "data")
+        os.mkdir(data, 0o700)
+        port = free_port()
+        server = subprocess.Popen([vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0",
+                                   "--log-level", "error"] + arguments.serve_option,
+                                  env=dict(os.environ, VOUCH_ADMIN_TOKEN=admin), stdout=subprocess.DEVNULL,
+                                  preexec_fn=raise_descriptor_limit)
+        base = f"http://127.0.0.1:{port}"
+        wait_for(base + "/health", server)
+        print(f"== live channel: {sockets} idle sockets on one vouch serve (SQLite), then a cutoff of their app")
+        subprocess.run([bench, "live-sockets", "--server", base, "--admin-token", admin, "--pid", str(server.pid),
+                        "--sockets", str(sockets), "--idle-seconds", str(idle)], check=True,
+                       preexec_fn=raise_descriptor_limit)
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    finally:
+        if server is not None and server.poll() is None:
+            server.kill()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def openssl_rsa_verify_per_second(seconds):
     output = subprocess.run(["openssl", "speed", "-seconds", str(seconds), "rsa2048"],
                             capture_output=True, text=True, check=True).stdout
@@ -518,6 +560,11 @@ def main():
                              "this PostgreSQL database, one clock 2 s ahead, sign-ins racing cutoffs of every scope; "
                              "fails on a stale accept or a false refusal. It migrates and fills the database: give a "
                              "throwaway one")
+    parser.add_argument("--live-sockets", type=int, metavar="N",
+                        help="instead of the usual run: N idle live-channel sockets on one vouch serve, then a cutoff")
+    parser.add_argument("--live-idle-seconds", type=int, default=60)
+    parser.add_argument("--live-reach", metavar="URL",
+                        help="also the live channel across two instances on this throwaway PostgreSQL database")
     parser.add_argument("--memory", action="store_true",
                         help="instead of the usual run: resident memory across 1 million nonces and --memory-sessions "
                              "sessions created and expired")
@@ -541,7 +588,7 @@ def main():
         sys.exit("bench.py: --profile and --syscalls each record with perf; give one")
     missing = [tool for tool in ["wrk", "openssl"] + (["perf"] if arguments.profile or arguments.syscalls else [])
                if shutil.which(tool) is None]
-    if missing and not arguments.memory:
+    if missing and not (arguments.memory or arguments.live_sockets):
         sys.exit(f"bench.py: {', '.join(missing)} missing (apt-get install {' '.join('linux-perf' if t == 'perf' else t for t in missing)})")
     global RECORDING
     for kind, directory in (("profile", arguments.profile), ("syscalls", arguments.syscalls)):
@@ -560,6 +607,9 @@ def main():
     seconds, connections = arguments.seconds, arguments.connections
     if arguments.memory:
         memory_run(arguments, vouch, bench)
+        return
+    if arguments.live_sockets:
+        live_sockets_run(arguments, vouch, bench)
         return
 
     print("== machine")
@@ -587,6 +637,11 @@ def main():
         print("== cutoff race: two instances on one PostgreSQL database, the second's clock 2 s ahead")
         subprocess.run([bench, "cutoff-race", "--database", arguments.cutoff_race]
                        + (["--rounds", "4", "--per-phase", "8"] if arguments.smoke else []), check=True)
+
+    if arguments.live_reach:
+        print("== live channel across two instances on one PostgreSQL database (listeners terminated midway)")
+        subprocess.run([bench, "live-reach", "--database", arguments.live_reach]
+                       + (["--endings", "10", "--while-away", "4"] if arguments.smoke else []), check=True)
 
     rounds = max(0, arguments.rounds)
     all_rounds = []

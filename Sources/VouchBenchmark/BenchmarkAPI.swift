@@ -55,6 +55,13 @@ struct BenchmarkAPI: Sendable {
         return try field(try await call(.POST, "/sessions", body, expect: 201), "session_token")
     }
 
+    /// Cuts off every session of the app; when its answer arrived.
+    func cutOff(appID: String) async throws -> ContinuousClock.Instant {
+        let bare = String(appID.split(separator: "/").last ?? "")
+        _ = try await call(.POST, "/admin/apps/\(bare)/cutoff", #"{"reason":"benchmark"}"#, admin: true, expect: 200)
+        return ContinuousClock.now
+    }
+
     func currentUser(_ session: String) async throws {
         _ = try await call(.GET, "/users/me", nil, headers: ["Authorization": "Bearer \(session)"], expect: 200)
     }

@@ -18,3 +18,18 @@ enum CutoffRaceCommand {
         if !report.passed { exit(1) }
     }
 }
+
+/// `vouch-benchmark live-reach`: the live channel across two instances (the test suite runs a
+/// short one): the time from a revocation answered by one instance to the challenge on the other
+/// instance's socket, then endings made while the listeners are terminated.
+enum LiveReachCommand {
+    static func run(database: String?, endings: Int, whileAway: Int) async throws {
+        guard let database else { throw BenchmarkError("live-reach needs --database postgres://…") }
+        var logger = Logger(label: "vouch.benchmark.live-reach")
+        logger.logLevel = .error
+        let report = try await LiveReach(endings: endings, endingsWhileAway: whileAway)
+            .run(databaseURL: try PostgresDatabaseURL(database), options: PostgresStoreOptions(), logger: logger)
+        print(report)
+        if !report.passed { exit(1) }
+    }
+}

@@ -24,6 +24,15 @@ import Foundation
 ///                                           clock S seconds ahead, default 2), sign-ins racing
 ///                                           cutoffs of every scope; exits 1 on any stale accept or
 ///                                           false refusal
+///     vouch-benchmark live-sockets --server URL --admin-token TOKEN --pid PID [--sockets N] [--idle-seconds S]
+///                                           N idle authenticated live-channel sockets on a running
+///                                           `vouch serve` (process PID): its memory per socket, its CPU
+///                                           while idle, then a cutoff of their app: delivery times and
+///                                           the peak identity-token rate the spread leaves
+///     vouch-benchmark live-reach --database URL [--endings N] [--while-away M]
+///                                           two instances on one PostgreSQL database: the time from a
+///                                           revocation on one to the challenge on the other's socket,
+///                                           then M endings while the listeners are terminated
 ///
 /// The HTTP load itself comes from wrk, in another process, so that client and server are measured
 /// the same way for Vouch and for the bare app.
@@ -70,8 +79,26 @@ struct VouchBenchmark {
                     rounds: try option("--rounds", in: arguments).flatMap(Int.init) ?? 40,
                     perPhase: try option("--per-phase", in: arguments).flatMap(Int.init) ?? 48,
                     skew: try option("--skew", in: arguments).flatMap(Int64.init) ?? 2)
+            case "live-sockets":
+                guard let server = try option("--server", in: arguments), let admin = try option("--admin-token", in: arguments),
+                    let pid = try option("--pid", in: arguments).flatMap(Int32.init),
+                    let port = URLComponents(string: server)?.port
+                else {
+                    throw BenchmarkError("live-sockets needs --server http://127.0.0.1:PORT --admin-token TOKEN --pid PID")
+                }
+                try await LiveSocketsCommand(
+                    api: BenchmarkAPI(base: server, admin: admin), serverPort: port, serverPID: pid,
+                    sockets: try option("--sockets", in: arguments).flatMap(Int.init) ?? 10_000,
+                    idleSeconds: try option("--idle-seconds", in: arguments).flatMap(Int.init) ?? 60
+                ).run()
+            case "live-reach":
+                try await LiveReachCommand.run(
+                    database: try option("--database", in: arguments),
+                    endings: try option("--endings", in: arguments).flatMap(Int.init) ?? 200,
+                    whileAway: try option("--while-away", in: arguments).flatMap(Int.init) ?? 20)
             default:
-                throw BenchmarkError("unknown command \(command); use tokens, bare, store, handler, prepare or cutoff-race")
+                throw BenchmarkError(
+                    "unknown command \(command); use tokens, bare, store, handler, prepare, cutoff-race, live-sockets or live-reach")
             }
         } catch {
             FileHandle.standardError.write(Data("vouch-benchmark: \(error)\n".utf8))

@@ -12,6 +12,7 @@ enum TwoInstances {
     struct Instance: Sendable {
         let baseURL: String
         let name: String
+        let port: Int
     }
 
     struct Running: Sendable {
@@ -19,8 +20,11 @@ enum TwoInstances {
         let adminToken: String
     }
 
+    /// - Parameter feedConnected: told, with the instance's index, whether its feed of session
+    ///   endings is listening.
     static func run<Value: Sendable>(
         databaseURL: PostgresDatabaseURL, options: PostgresStoreOptions, skewSeconds: Int64, logger: Logger,
+        feedConnected: @escaping @Sendable (Int, Bool) -> Void = { _, _ in },
         _ body: @escaping @Sendable (Running) async throws -> Value
     ) async throws -> Value {
         let adminToken = "race-" + UUID().uuidString
@@ -36,7 +40,8 @@ enum TwoInstances {
                     applications.append(
                         try await VouchServer.makeApplication(
                             configuration: configuration, store: store, logger: logger, clocks: clocks,
-                            onServerRunning: { bound in ports.set(index, bound) }))
+                            onServerRunning: { bound in ports.set(index, bound) },
+                            liveFeedConnected: { feedConnected(index, $0) }))
                 }
                 // Stopped by a graceful shutdown once the body is done (cancelling would cut the
                 // servers' connections mid-request), inside the stores' scopes.
@@ -48,7 +53,8 @@ enum TwoInstances {
                     do {
                         let bound = try await waitForPorts(ports)
                         let instances = bound.enumerated().map { index, port in
-                            Instance(baseURL: "http://127.0.0.1:\(port)", name: index == 0 ? "A" : "B (+\(skewSeconds) s)")
+                            Instance(
+                                baseURL: "http://127.0.0.1:\(port)", name: index == 0 ? "A" : "B (+\(skewSeconds) s)", port: port)
                         }
                         value = try await body(Running(instances: instances, adminToken: adminToken))
                     } catch {

@@ -4,15 +4,19 @@
 public struct CreateAppRequest: Codable, Sendable, Equatable {
     public var name: String?
     public var sessionTTLSeconds: Int64?
+    /// How long a client has to answer a live-channel challenge (PROTOCOL §8.15).
+    public var challengeMarginSeconds: Int64?
 
-    public init(name: String?, sessionTTLSeconds: Int64? = nil) {
+    public init(name: String?, sessionTTLSeconds: Int64? = nil, challengeMarginSeconds: Int64? = nil) {
         self.name = name
         self.sessionTTLSeconds = sessionTTLSeconds
+        self.challengeMarginSeconds = challengeMarginSeconds
     }
 
     enum CodingKeys: String, CodingKey {
         case name
         case sessionTTLSeconds = "session_ttl_seconds"
+        case challengeMarginSeconds = "challenge_margin_seconds"
     }
 }
 
@@ -25,18 +29,21 @@ public struct AppResponse: Codable, Sendable, Equatable {
     public var name: String
     public var sessionTTLSeconds: Int64
     public var createdAt: String
+    public var challengeMarginSeconds: Int64
 
-    public init(id: String, name: String, sessionTTLSeconds: Int64, createdAt: String) {
+    public init(id: String, name: String, sessionTTLSeconds: Int64, createdAt: String, challengeMarginSeconds: Int64 = 30) {
         self.id = id
         self.name = name
         self.sessionTTLSeconds = sessionTTLSeconds
         self.createdAt = createdAt
+        self.challengeMarginSeconds = challengeMarginSeconds
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name
         case sessionTTLSeconds = "session_ttl_seconds"
         case createdAt = "created_at"
+        case challengeMarginSeconds = "challenge_margin_seconds"
     }
 }
 

@@ -18,6 +18,7 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
     case tooLarge = "too_large"
     case uriTooLong = "uri_too_long"
     case headersTooLarge = "headers_too_large"
+    case upgradeRequired = "upgrade_required"
 
     public var code: Int {
         switch self {
@@ -36,6 +37,7 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
         case .tooLarge: 111
         case .uriTooLong: 112
         case .headersTooLarge: 113
+        case .upgradeRequired: 114
         }
     }
 
@@ -55,6 +57,7 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
         case .tooLarge: 413
         case .uriTooLong: 414
         case .headersTooLarge: 431
+        case .upgradeRequired: 426
         }
     }
 

@@ -31,15 +31,22 @@ struct HousekeepingService: Service, CustomStringConvertible {
                 level: expired.total == 0 ? .debug : .info, "purged expired rows",
                 metadata: [
                     "server_nonces": "\(expired.serverNonces)", "registration_nonces": "\(expired.registrationNonces)",
-                    "sessions": "\(expired.sessions)", "duration": "\(ContinuousClock.now - started)",
+                    "sessions": "\(expired.sessions)", "live_tickets": "\(expired.liveTickets)",
+                    "duration": "\(ContinuousClock.now - started)",
                 ])
             let (cutoff, overflow) = now.subtractingReportingOverflow(auditRetentionSeconds)
             let purged = overflow ? 0 : try await store.purgeAudit(before: cutoff)
             if purged > 0 { logger.info("purged old audit entries", metadata: ["entries": "\(purged)"]) }
+            let endings = try await store.purgeSessionEndings(before: now - Self.sessionEndingRetentionSeconds)
+            if endings > 0 { logger.debug("purged old session endings", metadata: ["entries": "\(endings)"]) }
         } catch {
             logger.warning("purge failed; will retry", metadata: ["error_type": "\(type(of: error))"])
         }
     }
+
+    /// How long the log of session endings keeps an entry: an instance whose listener was away
+    /// longer re-judges every socket instead of catching up.
+    static let sessionEndingRetentionSeconds: Int64 = 86_400
 
     /// Sets the live-sessions gauge; on failure the gauge keeps its last value (the store error
     /// is counted by `InstrumentedStore`).

@@ -27,6 +27,12 @@ package enum RequestBodyReader {
     /// per-thread cache, and a copy, on every request.
     private static func decode<T: Decodable>(_ type: T.Type, body: ByteBuffer, request: Request) throws -> T {
         try checkContentType(request)
+        return try decode(type, json: body)
+    }
+
+    /// A JSON object that arrived other than as a request body (a live-channel frame), under the
+    /// same rules and with the same errors.
+    static func decode<T: Decodable>(_ type: T.Type, json body: ByteBuffer) throws -> T {
         guard body.readableBytes > 0 else { throw APIError(.invalidRequest, "A JSON object body is required.") }
         let object = try body.withUnsafeReadableBytes { try checkStrictly($0.assumingMemoryBound(to: UInt8.self)) }
         // The hot bodies are read from the object just parsed rather than parsed a second time.

@@ -12,27 +12,32 @@ public enum VouchServer {
     ///   - clocks: injected so tests can move time (session expiry, purges, rate limits) without
     ///     sleeping and without depending on the machine's speed.
     ///   - onServerRunning: called with the bound port once the server listens (port 0 picks one).
+    ///   - liveFeedConnected: told whether the store's feed of session endings is listening (a
+    ///     store shared by many instances), so that a test can wait for it.
     public static func makeApplication(
         configuration: ServerConfiguration,
         store backend: any Store,
         logger: Logger,
         clocks: ServerClocks = .system,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        liveFeedConnected: @escaping @Sendable (Bool) -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try configuration.validate()
         let metrics = ServerMetrics()
         metrics.registerSessionsEnded()
-        let store = InstrumentedStore(base: backend, metrics: metrics)
+        metrics.registerLiveChannel()
+        let endings = LiveWakeSignal()
+        let store = InstrumentedStore(base: backend, metrics: metrics, endingsWritten: { endings.wake() })
         let rejections = SignInRejectionLog(metrics: metrics)
         // The level is the server's for its whole run (`--log-level`): whether request lines are
         // written is decided once, here, rather than asked of the logger on every request.
-        let router = try await makeRouter(
+        let parts = try await makeRouter(
             configuration: configuration, store: store, clocks: clocks,
-            metrics: metrics, rejections: rejections,
+            metrics: metrics, rejections: rejections, logger: logger,
             writesRequestLines: logger.logLevel <= RequestLog.level)
         var app = Application(
-            router: router,
-            server: .guardedHTTP1(limits: configuration.connectionLimits),
+            router: parts.router,
+            server: .guardedHTTP1(limits: configuration.connectionLimits, gate: parts.gate),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -42,6 +47,10 @@ public enum VouchServer {
                 expiredSessionGraceSeconds: configuration.expiredSessionGraceSeconds,
                 auditRetentionSeconds: configuration.auditRetentionDays * 86_400, clocks: clocks, logger: logger,
                 metrics: metrics))
+        app.addServices(
+            LiveEndingsFollower(
+                store: store, feed: backend as? any SessionEndingFeed, hub: parts.gate.hub, signal: endings, logger: logger,
+                feedConnected: liveFeedConnected))
         app.addServices(
             AuditFlushService(
                 log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds,
@@ -53,12 +62,20 @@ public enum VouchServer {
     /// compare the routes it registers with the OpenAPI document's.
     static func makeRouter(
         configuration: ServerConfiguration, store: any Store, clocks: ServerClocks,
-        metrics: ServerMetrics, rejections: SignInRejectionLog,
+        metrics: ServerMetrics, rejections: SignInRejectionLog, logger: Logger,
         writesRequestLines: Bool = true
-    ) async throws -> Router<VouchRequestContext> {
+    ) async throws -> (router: Router<VouchRequestContext>, gate: LiveGate) {
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
+        let signIns = SignInRecorder(metrics: metrics, rejections: rejections)
+        let rateLimiter = configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil
+        let hub = LiveHub(
+            store: store, nonces: { authenticator.issueNonce(appID: $0).nonce }, clock: clocks.now, metrics: metrics,
+            logger: logger)
+        let gate = LiveGate(
+            authenticator: authenticator, hub: hub, signIns: signIns, rateLimiter: rateLimiter,
+            trustedProxies: configuration.trustedProxies)
         let router = Router(context: VouchRequestContext.self)
         // Middleware first: a route captures the middleware added before it is registered. The
         // envelope's 405 answers consult the route table, loaded from the router at the end.
@@ -72,12 +89,9 @@ public enum VouchServer {
         }
         // The client API first: the router tries a path's first component against the routes'
         // in the order they were registered, and these are the ones a storm of clients calls.
-        router.addRoutes(
-            ClientRoutes(
-                authenticator: authenticator, signIns: SignInRecorder(metrics: metrics, rejections: rejections),
-                rateLimiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil
-            ).routes)
+        router.addRoutes(ClientRoutes(authenticator: authenticator, signIns: signIns, rateLimiter: rateLimiter).routes)
         router.addRoutes(DeviceRoutes(authenticator: authenticator, audit: UserAuditLog(store: store, metrics: metrics)).routes)
+        router.addRoutes(LiveRoutes(authenticator: authenticator).routes)
         router.addRoutes(MetricsRoute(metrics: metrics).routes)
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
@@ -90,10 +104,10 @@ public enum VouchServer {
             sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
             signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
             audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
-            rejections: rejections, clock: clocks.now
+            rejections: rejections, liveSockets: hub, clock: clocks.now
         )
         .register(on: router)
         table.load(from: router)
-        return router
+        return (router, gate)
     }
 }

@@ -62,7 +62,9 @@ struct OpenAPITests {
         do {
             let router = try await VouchServer.makeRouter(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: LiveServer.adminToken),
-                store: store, clocks: .system, metrics: ServerMetrics(), rejections: SignInRejectionLog(metrics: ServerMetrics()))
+                store: store, clocks: .system, metrics: ServerMetrics(), rejections: SignInRejectionLog(metrics: ServerMetrics()),
+                logger: Self.quietLogger
+            ).router
             let documented = try Self.documentedOperations(servedByIdentityProvider: false)
             Self.expectSame(registered: Self.operations(of: router), documented: documented, server: "vouch serve")
         } catch {

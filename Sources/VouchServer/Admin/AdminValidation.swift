@@ -1,4 +1,5 @@
 import VouchProtocol
+import VouchStore
 
 /// Checks on admin input, with the 422 that names the property.
 enum AdminValidation {
@@ -26,6 +27,16 @@ enum AdminValidation {
             throw APIError.invalidProperty("session_ttl_seconds", "`session_ttl_seconds` must be between 30 and 31536000.")
         }
         return ttl
+    }
+
+    static func challengeMargin(_ seconds: Int64) throws -> Int64 {
+        let range = AppRecord.challengeMarginRange
+        guard range.contains(seconds) else {
+            throw APIError.invalidProperty(
+                "challenge_margin_seconds",
+                "`challenge_margin_seconds` must be between \(range.lowerBound) and \(range.upperBound).")
+        }
+        return seconds
     }
 }
 

@@ -5,7 +5,9 @@ import VouchStore
 /// The admin API's JSON shapes of the stored records (PROTOCOL §4).
 extension AppRecord {
     var response: AppResponse {
-        AppResponse(id: LayerID.app(id), name: name, sessionTTLSeconds: sessionTTLSeconds, createdAt: Timestamp.rfc3339(createdAt))
+        AppResponse(
+            id: LayerID.app(id), name: name, sessionTTLSeconds: sessionTTLSeconds, createdAt: Timestamp.rfc3339(createdAt),
+            challengeMarginSeconds: challengeMarginSeconds)
     }
 }
 

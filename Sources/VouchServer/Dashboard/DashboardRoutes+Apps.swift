@@ -3,7 +3,8 @@ import Hummingbird
 import VouchProtocol
 import VouchStore
 
-/// Apps (create, rename, session lifetime) and their registration secrets.
+/// Apps (create, rename, session lifetime, challenge margin, live sockets) and their registration
+/// secrets.
 extension DashboardRoutes {
     /// The signed-in pages of this area, added to the group that requires a dashboard session.
     var appsArea: RouteCollection<DashboardContext> {
@@ -22,9 +23,11 @@ extension DashboardRoutes {
     private func appsPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {
         let chrome = try await chrome(context, "apps", error: error?.message)
         var apps: [[String: Any]] = []
+        let sockets = await liveSockets.socketCounts()
         for app in try await store.apps() {
             apps.append([
                 "uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": DurationText.format(app.sessionTTLSeconds),
+                "margin": DurationText.format(app.challengeMarginSeconds), "liveSockets": sockets[app.id] ?? 0,
                 "createdAt": Timestamp.rfc3339(app.createdAt), "csrf": chrome.csrfToken,
                 "cutoff": try await lastCutoff(.app(app.id)), "cutoffPath": "/dashboard/apps/\(app.id.lowercased)/cutoff",
             ])
@@ -55,10 +58,13 @@ extension DashboardRoutes {
                 let id = try Self.uuid(context, "app", what: "App")
                 let name = try form["name"].map { try AdminValidation.name($0) }
                 let ttl = try Self.ttl(form)
-                // Partial in the store: a concurrent change of the other field is not overwritten.
+                let margin = try Self.duration(
+                    form, "challenge_margin_seconds", "The challenge margin", within: AppRecord.challengeMarginRange)
+                // Partial in the store: a concurrent change of another field is not overwritten.
                 let app: AppRecord
                 do {
-                    app = try await store.updateApp(id: id, name: name, sessionTTLSeconds: ttl)
+                    app = try await store.updateApp(
+                        id: id, changes: AppChanges(name: name, sessionTTLSeconds: ttl, challengeMarginSeconds: margin))
                 } catch StoreError.notFound {
                     throw DashboardError(.notFound, "App not found.")
                 }

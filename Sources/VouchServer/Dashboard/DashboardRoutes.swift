@@ -21,6 +21,8 @@ struct DashboardRoutes: Sendable {
     let audit: AdminAuditMiddleware<VouchRequestContext>
     /// Flushed before the audit page reads the log.
     let rejections: SignInRejectionLog
+    /// This instance's live-channel sockets, counted by app on the apps page.
+    let liveSockets: LiveHub
     let renderer = DashboardRenderer()
     let clock: @Sendable () -> Int64
 

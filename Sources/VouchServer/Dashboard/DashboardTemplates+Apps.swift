@@ -17,11 +17,13 @@ extension DashboardTemplates {
         <section class="card app" id="app-{{uuid}}">
         <h3>{{name}}</h3>
         <p>App id <code class="copy">{{id}}</code></p>
-        <p class="meta">Sessions last {{ttl}} · created {{createdAt}}</p>
+        <p class="meta">Sessions last {{ttl}} · challenges answered within {{margin}} · created {{createdAt}}</p>
+        <p class="meta live-sockets">Live sockets on this instance: <strong>{{liveSockets}}</strong></p>
         <form method="post" action="/dashboard/apps/{{uuid}}" class="row">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label>Name <input name="name" value="{{name}}" required maxlength="128"></label>
         <label>Session lifetime <input name="session_ttl_seconds" value="{{ttl}}" required></label>
+        <label>Challenge margin (5 s … 10 min) <input name="challenge_margin_seconds" value="{{margin}}" required></label>
         <button type="submit">Save</button>
         </form>
         <h4>Sessions</h4>

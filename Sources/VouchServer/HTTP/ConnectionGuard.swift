@@ -48,6 +48,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         stopDeadlineTimer()
     }
 
+    /// A connection that became the live channel's socket speaks WebSocket frames from here on:
+    /// this handler and the sniffer leave before the first frame is read.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let upgrade = event as? HTTPServerUpgradeEvents, case .upgradeComplete = upgrade {
+            stopDeadlineTimer()
+            let pipeline = context.pipeline.syncOperations
+            pipeline.removeHandler(sniffer, promise: nil)
+            pipeline.removeHandler(context: context, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         stopDeadlineTimer()
         context.fireChannelInactive()

@@ -11,16 +11,20 @@ import VouchStore
 /// Every `Store` requirement is forwarded explicitly, so that a default implementation added to
 /// the protocol later could never hide a backend's own faster version: a method added to `Store`
 /// must be added here too. It also counts the sessions that the calls ending sessions ended
-/// (`vouch_sessions_ended_total`).
+/// (`vouch_sessions_ended_total`), and after every call that may have ended one it tells the live
+/// channel to read the log of endings (`endingsWritten`): this process's own endings reach its
+/// sockets without waiting for any notification.
 struct InstrumentedStore: Store {
     let base: any Store
     let metrics: ServerMetrics
     private let timers: [StoreOperation: LatencyHistogram]
+    private let endingsWritten: @Sendable () -> Void
 
-    init(base: any Store, metrics: ServerMetrics) {
+    init(base: any Store, metrics: ServerMetrics, endingsWritten: @escaping @Sendable () -> Void = {}) {
         self.base = base
         self.metrics = metrics
         self.timers = metrics.storeOperationTimers()
+        self.endingsWritten = endingsWritten
     }
 
     /// Inlined with its closure into every operation: otherwise each store call is two more async
@@ -51,8 +55,8 @@ struct InstrumentedStore: Store {
         try await timed(.apps) { try await base.apps() }
     }
 
-    func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
-        try await timed(.updateApp) { try await base.updateApp(id: id, name: name, sessionTTLSeconds: sessionTTLSeconds) }
+    func updateApp(id: UUID, changes: AppChanges) async throws -> AppRecord {
+        try await timed(.updateApp) { try await base.updateApp(id: id, changes: changes) }
     }
 
     func createProvider(_ provider: ProviderRecord) async throws {
@@ -116,7 +120,10 @@ struct InstrumentedStore: Store {
     }
 
     func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
-        try await timed(.setSuspended) { try await base.setSuspended(appID: appID, userID: userID, suspended: suspended, now: now) }
+        defer { if suspended { endingsWritten() } }
+        return try await timed(.setSuspended) {
+            try await base.setSuspended(appID: appID, userID: userID, suspended: suspended, now: now)
+        }
     }
 
     func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int {
@@ -127,6 +134,7 @@ struct InstrumentedStore: Store {
     func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
         let ended = try await timed(.revokeSessions) { try await base.revokeSessions(appID: appID, userID: userID, now: now) }
         metrics.recordSessionsEnded(.revoked, count: ended)
+        if ended > 0 { endingsWritten() }
         return ended
     }
 
@@ -164,8 +172,9 @@ struct InstrumentedStore: Store {
         let found = try await timed(.endSession) {
             try await base.endSession(sessionID: sessionID, owner: owner, reason: reason, now: now)
         }
-        if let found, found.standing(at: now).isLive, let kind = SessionEndingKind(reason) {
+        if let found, found.standing(at: now).isLive, let kind = SessionsEndedKind(reason) {
             metrics.recordSessionsEnded(kind, count: 1)
+            endingsWritten()
         }
         return found
     }
@@ -175,12 +184,14 @@ struct InstrumentedStore: Store {
             try await base.signOutOtherSessions(appID: appID, userID: userID, keeping: tokenHash, now: now)
         }
         metrics.recordSessionsEnded(.signedOut, count: ended)
+        if ended > 0 { endingsWritten() }
         return ended
     }
 
     func cutOff(_ target: CutoffTarget, reason: String?, now: Int64) async throws -> CutoffResult {
         let result = try await timed(.cutOff) { try await base.cutOff(target, reason: reason, now: now) }
         metrics.recordSessionsEnded(.cutOff, count: result.sessionsEnded)
+        endingsWritten()
         return result
     }
 
@@ -195,7 +206,10 @@ struct InstrumentedStore: Store {
     @discardableResult
     func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
         let ended = try await timed(.revokeSession) { try await base.revokeSession(tokenHash: tokenHash, now: now) }
-        if ended { metrics.recordSessionsEnded(.revoked, count: 1) }
+        if ended {
+            metrics.recordSessionsEnded(.revoked, count: 1)
+            endingsWritten()
+        }
         return ended
     }
 
@@ -219,6 +233,23 @@ struct InstrumentedStore: Store {
     @discardableResult
     func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows {
         try await timed(.purgeExpired) { try await base.purgeExpired(now: now, sessionGraceSeconds: sessionGraceSeconds) }
+    }
+
+    @discardableResult
+    func purgeSessionEndings(before: Int64) async throws -> Int {
+        try await timed(.purgeSessionEndings) { try await base.purgeSessionEndings(before: before) }
+    }
+
+    func sessionEndings(after position: Int64, limit: Int) async throws -> SessionEndingsPage {
+        try await timed(.sessionEndings) { try await base.sessionEndings(after: position, limit: limit) }
+    }
+
+    func createLiveTicket(_ ticket: LiveTicket) async throws {
+        try await timed(.createLiveTicket) { try await base.createLiveTicket(ticket) }
+    }
+
+    func consumeLiveTicket(hash: [UInt8], now: Int64) async throws -> [UInt8]? {
+        try await timed(.consumeLiveTicket) { try await base.consumeLiveTicket(hash: hash, now: now) }
     }
 
     func liveSessionCount(now: Int64) async throws -> Int {

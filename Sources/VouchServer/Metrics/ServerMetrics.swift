@@ -113,17 +113,41 @@ struct ServerMetrics: Sendable {
 
     static let sessionsEndedLabel = "vouch_sessions_ended_total"
 
-    /// Sessions ended by a request, by kind (`SessionEndingKind`); every kind's series exists from
+    /// Sessions ended by a request, by kind (`SessionsEndedKind`); every kind's series exists from
     /// the start, at 0.
-    func recordSessionsEnded(_ kind: SessionEndingKind, count: Int) {
+    func recordSessionsEnded(_ kind: SessionsEndedKind, count: Int) {
         guard count > 0 else { return }
         Counter(label: Self.sessionsEndedLabel, dimensions: [("kind", kind.rawValue)], factory: factory).increment(by: count)
     }
 
     /// Makes every sessions-ended series, so that a dashboard sees 0 rather than nothing.
     func registerSessionsEnded() {
-        for kind in SessionEndingKind.allCases {
+        for kind in SessionsEndedKind.allCases {
             Counter(label: Self.sessionsEndedLabel, dimensions: [("kind", kind.rawValue)], factory: factory).increment(by: 0)
+        }
+    }
+
+    /// Open sockets of the live channel on this instance.
+    func setLiveSockets(_ count: Int) {
+        Gauge(label: "vouch_live_sockets", factory: factory).record(count)
+    }
+
+    enum LiveChallengeOutcome: String, CaseIterable {
+        case pushed, answered, expired
+    }
+
+    static let liveChallengesLabel = "vouch_live_challenges_total"
+
+    /// A challenge sent on the live channel, answered there, or left unanswered past its margin.
+    func recordLiveChallenge(_ outcome: LiveChallengeOutcome) {
+        Counter(label: Self.liveChallengesLabel, dimensions: [("outcome", outcome.rawValue)], factory: factory).increment()
+    }
+
+    /// Makes the live channel's series, so that a dashboard sees 0 rather than nothing.
+    func registerLiveChannel() {
+        setLiveSockets(0)
+        for outcome in LiveChallengeOutcome.allCases {
+            Counter(label: Self.liveChallengesLabel, dimensions: [("outcome", outcome.rawValue)], factory: factory).increment(by: 0)
         }
     }
 

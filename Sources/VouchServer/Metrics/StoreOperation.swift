@@ -7,5 +7,5 @@ enum StoreOperation: String, CaseIterable, Sendable {
         activeSessionCount, revokeSessions, signInFacts, createSession, session, sessionLookup,
         revokeSession, markSessionSeen, liveSessions, sessionLookupByID, endSession, signOutOtherSessions,
         cutOff, cutoff, liveSessionCountOfTarget, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
-        close
+        close, purgeSessionEndings, sessionEndings, createLiveTicket, consumeLiveTicket
 }

@@ -101,7 +101,11 @@ struct Authenticator: Sendable {
         guard let token = SessionCredentials.token(fromAuthorization: authorization) else {
             throw challenge(.missingCredentials)
         }
-        let tokenHash = SessionToken.storageKey(token)
+        return try await authenticate(tokenHash: SessionToken.storageKey(token))
+    }
+
+    /// The same check for a session known by its token's hash (a live-channel ticket's session).
+    func authenticate(tokenHash: [UInt8]) async throws -> AuthenticatedSession {
         guard let lookup = try await store.sessionLookup(tokenHash: tokenHash) else {
             throw challenge(.sessionUnknown)
         }

@@ -23,7 +23,9 @@ struct AdminAppRoutes {
         let app = AppRecord(
             id: UUID(), name: try AdminValidation.name(name),
             sessionTTLSeconds: try AdminValidation.ttl(body.sessionTTLSeconds ?? AdminAPI.defaultSessionTTL),
-            createdAt: clock())
+            createdAt: clock(),
+            challengeMarginSeconds: try AdminValidation.challengeMargin(
+                body.challengeMarginSeconds ?? AppRecord.defaultChallengeMarginSeconds))
         try await store.createApp(app)
         AuditNote.created(app: app.id)
         return JSONResponse.make(app.response, status: .created)
@@ -34,9 +36,11 @@ struct AdminAppRoutes {
         let body = try await RequestBodyReader.decode(UpdateAppRequest.self, from: request, context: context)
         let name = try body.name.map { try AdminValidation.name($0) }
         let ttl = try body.sessionTTLSeconds.map { try AdminValidation.ttl($0) }
+        let margin = try body.challengeMarginSeconds.map { try AdminValidation.challengeMargin($0) }
         do {
-            // Partial in the store: a concurrent PATCH of the other field is not overwritten.
-            return JSONResponse.make(try await store.updateApp(id: id, name: name, sessionTTLSeconds: ttl).response)
+            // Partial in the store: a concurrent PATCH of another field is not overwritten.
+            let changes = AppChanges(name: name, sessionTTLSeconds: ttl, challengeMarginSeconds: margin)
+            return JSONResponse.make(try await store.updateApp(id: id, changes: changes).response)
         } catch StoreError.notFound {
             throw APIError.notFound("App")
         }

@@ -1,7 +1,7 @@
 import VouchStore
 
 /// The `kind` label of `vouch_sessions_ended_total`: how a session was ended before its expiry.
-enum SessionEndingKind: String, CaseIterable, Sendable {
+enum SessionsEndedKind: String, CaseIterable, Sendable {
     /// By an operator, or by its own client's `DELETE /sessions/<token>`.
     case revoked
     /// By a cutoff of its app, provider, key or user.
