@@ -37,7 +37,8 @@ extension AppRecord: RowDecodable {
     public init(row: some RecordRow) throws {
         self.init(
             id: try row.uuid("id"), name: try row.text("name"),
-            sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"))
+            sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"),
+            challengeMarginSeconds: try row.int64("challenge_margin_seconds"))
     }
 }
 
@@ -106,5 +107,26 @@ extension AuditEntry: RowDecodable {
                 action: try row.text("action"), outcome: try row.text("outcome"), appID: try row.optionalUUID("app_id"),
                 objectType: try row.optionalText("object_type"), objectID: try row.optionalText("object_id"),
                 count: try row.int64("count"), note: try row.optionalText("note")))
+    }
+}
+
+extension SessionEnding: RowDecodable {
+    /// The columns of `session_endings`: `scope` names which of the id columns are set
+    /// (``SessionEndingScope/Columns``).
+    public init(row: some RecordRow) throws {
+        let scope: SessionEndingScope =
+            switch try row.text("scope") {
+            case "session":
+                .session(try row.uuid("session_id"), appID: try row.uuid("app_id"), userID: try row.text("user_id"))
+            case "user": .user(appID: try row.uuid("app_id"), userID: try row.text("user_id"))
+            case "app": .app(try row.uuid("app_id"))
+            case "provider": .provider(try row.uuid("provider_id"))
+            case "key": .key(try row.uuid("key_id"))
+            default: throw type(of: row).corrupt("scope")
+            }
+        self.init(
+            position: try row.int64("position"), at: try row.int64("at"),
+            kind: try row.value("kind", as: SessionEndingKind.self), scope: scope,
+            generation: try row.optionalInt64("generation"), reason: try row.optionalText("reason"))
     }
 }

@@ -93,3 +93,52 @@ public protocol SessionEndingFeed: Sendable {
         wake: @escaping @Sendable () -> Void, connected: @escaping @Sendable (Bool) -> Void
     ) async throws
 }
+
+extension SessionEndingScope {
+    /// How a scope is stored in a row of `session_endings`, the same on every backend: `scope`
+    /// names the kind, and exactly the id columns that kind needs are set.
+    public struct Columns: Sendable, Equatable {
+        public var scope: String
+        public var sessionID: UUID? = nil
+        public var appID: UUID? = nil
+        public var userID: String? = nil
+        public var providerID: UUID? = nil
+        public var keyID: UUID? = nil
+    }
+
+    /// The row's columns for this scope (read back by `SessionEnding.init(row:)`).
+    public var columns: Columns {
+        switch self {
+        case .session(let id, let appID, let userID):
+            Columns(scope: "session", sessionID: id, appID: appID, userID: userID)
+        case .user(let appID, let userID): Columns(scope: "user", appID: appID, userID: userID)
+        case .app(let id): Columns(scope: "app", appID: id)
+        case .provider(let id): Columns(scope: "provider", providerID: id)
+        case .key(let id): Columns(scope: "key", keyID: id)
+        }
+    }
+}
+
+extension CutoffTarget {
+    /// The scope of the log entry a cutoff of this target appends.
+    public var endingScope: SessionEndingScope {
+        switch self {
+        case .app(let id): .app(id)
+        case .provider(let id): .provider(id)
+        case .key(let id): .key(id)
+        case .user(let appID, let userID): .user(appID: appID, userID: userID)
+        }
+    }
+}
+
+extension SessionEndReason {
+    /// The kind of log entry an ending of one session for this reason appends (a suspension's is
+    /// the user's `.suspended` entry, not one per session).
+    public var endingKind: SessionEndingKind {
+        switch self {
+        case .revoked: .revoked
+        case .signedOut: .signedOut
+        case .userSuspended: .suspended
+        }
+    }
+}

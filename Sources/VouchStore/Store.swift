@@ -67,7 +67,8 @@ public protocol Store: Sendable {
     /// Sessions of the user that are live at `now` (`SessionStanding`: neither ended, expired nor
     /// cut off).
     func activeSessionCount(appID: UUID, userID: String, now: Int64) async throws -> Int
-    /// Ends every live session of the user (`.revoked`); returns how many.
+    /// Ends every live session of the user (`.revoked`; live by `SessionStanding`, so a cut-off
+    /// session is left as it is); returns how many, each logged (`sessionEndings`).
     @discardableResult
     func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int
 
@@ -88,8 +89,8 @@ public protocol Store: Sendable {
     /// The session with its user and its objects' current cutoffs, read together in one store
     /// operation: what every authenticated request needs to judge it (`SessionStanding`).
     func sessionLookup(tokenHash: [UInt8]) async throws -> SessionLookup?
-    /// Ends one session (`.revoked`) if it is live; no error for an unknown or ended one. Returns
-    /// whether it ended one.
+    /// Ends one session (`.revoked`) if it is live by `SessionStanding` (not ended, expired or cut
+    /// off); no error for an unknown or ended one. Returns whether it ended one (and logged it).
     @discardableResult
     func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool
     /// Moves the session's `lastSeenAt` to `now` when it is older by at least
@@ -109,7 +110,8 @@ public protocol Store: Sendable {
     func endSession(
         sessionID: UUID, owner: (appID: UUID, userID: String)?, reason: SessionEndReason, now: Int64
     ) async throws -> SessionLookup?
-    /// Ends (`.signedOut`) every live session of the user but the one with `keeping`; returns how many.
+    /// Ends (`.signedOut`) every live session of the user (by `SessionStanding`) but the one with
+    /// `keeping`; returns how many.
     func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int
 
     // MARK: Cutoffs
@@ -148,7 +150,9 @@ public protocol Store: Sendable {
     /// Sessions of every app that are neither ended nor expired at `now`: one COUNT for the
     /// live-sessions gauge, read by housekeeping on its interval, never per request.
     func liveSessionCount(now: Int64) async throws -> Int
-    /// Deletes session endings logged before `before` (Unix seconds); returns how many went.
+    /// Deletes session endings logged before `before` (Unix seconds); returns how many went. Only a
+    /// prefix of the log goes (up to the first entry logged at or after `before`), so that
+    /// `SessionEndingsPage.missedEntries(after:)` tells a reader every entry it lost.
     @discardableResult
     func purgeSessionEndings(before: Int64) async throws -> Int
 
@@ -158,7 +162,8 @@ public protocol Store: Sendable {
     // `cutOff` one entry of its scope with the new generation. Each in the transaction of its
     // ending, positions handed out in commit order.
 
-    /// The entries after `position`, ascending, at most `limit`, with where the log stands.
+    /// The entries after `position`, ascending, at most `limit`, with where the log stands, read
+    /// together (one snapshot).
     func sessionEndings(after position: Int64, limit: Int) async throws -> SessionEndingsPage
 
     // MARK: Live-channel tickets

@@ -237,3 +237,47 @@ extension StoreConformance {
         }
     }
 }
+
+extension StoreConformance {
+    /// The range is the server's to validate; the column's CHECK refuses what gets past it.
+    func challengeMargin() async throws {
+        try await withStore { store in
+            let plain = try await store.addApp()
+            #expect(try await store.app(id: plain.id)?.challengeMarginSeconds == AppRecord.defaultChallengeMarginSeconds)
+            var custom = makeApp(name: "Custom")
+            custom.challengeMarginSeconds = 90
+            try await store.createApp(custom)
+            #expect(try await store.app(id: custom.id) == custom)
+
+            // Alone, with the other fields, and untouched by the two-field update.
+            var expected = plain
+            expected.challengeMarginSeconds = 5
+            #expect(try await store.updateApp(id: plain.id, changes: AppChanges(challengeMarginSeconds: 5)) == expected)
+            expected.name = "Both"
+            expected.sessionTTLSeconds = 600
+            expected.challengeMarginSeconds = 600
+            #expect(
+                try await store.updateApp(
+                    id: plain.id, changes: AppChanges(name: "Both", sessionTTLSeconds: 600, challengeMarginSeconds: 600)) == expected)
+            expected.name = "Renamed"
+            #expect(try await store.updateApp(id: plain.id, name: "Renamed", sessionTTLSeconds: nil) == expected)
+            #expect(try await store.updateApp(id: plain.id, changes: AppChanges()) == expected)
+            #expect(try await store.apps().map(\.challengeMarginSeconds).sorted() == [90, 600])
+
+            // Out of range: refused, nothing changed.
+            for margin in [AppRecord.challengeMarginRange.lowerBound - 1, AppRecord.challengeMarginRange.upperBound + 1, 0, -30] {
+                await #expect(throws: StoreError.self, "\(margin)") {
+                    try await store.updateApp(id: plain.id, changes: AppChanges(name: "Lost", challengeMarginSeconds: margin))
+                }
+                var refused = makeApp(name: "Refused")
+                refused.challengeMarginSeconds = margin
+                await #expect(throws: StoreError.self, "\(margin)") { try await store.createApp(refused) }
+                #expect(try await store.app(id: refused.id) == nil)
+            }
+            #expect(try await store.app(id: plain.id) == expected)
+            await #expect(throws: StoreError.notFound) {
+                try await store.updateApp(id: UUID(), changes: AppChanges(challengeMarginSeconds: 10))
+            }
+        }
+    }
+}

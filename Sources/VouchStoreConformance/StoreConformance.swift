@@ -42,7 +42,7 @@ public struct StoreConformance: Sendable {
 
     public static let checks: [Check] =
         catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
-        + auditChecks + cutoffChecks + deviceChecks
+        + auditChecks + cutoffChecks + deviceChecks + endingChecks + liveTicketChecks
 
     static let cutoffChecks: [Check] = [
         Check(name: "cutOff: each scope ends exactly its sessions made before it, none after, counted once") {
@@ -65,6 +65,9 @@ public struct StoreConformance: Sendable {
 
     static let catalogueChecks: [Check] = [
         Check(name: "apps: create, read, list oldest first, partial update, sentinels") { try await $0.appsLifecycle() },
+        Check(name: "apps: the challenge margin, defaulted, updated alone or with other fields, its range held by the database") {
+            try await $0.challengeMargin()
+        },
         Check(name: "providers: create with apps, read sorted, sentinels") { try await $0.providersLifecycle() },
         Check(name: "providers: bind and unbind are idempotent, unknown ids not found") { try await $0.bindAndUnbind() },
         Check(name: "keys: create, list oldest first, status, tombstones final, sentinels") { try await $0.keysLifecycle() },

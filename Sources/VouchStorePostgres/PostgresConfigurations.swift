@@ -3,11 +3,14 @@ import NIOSSL
 import PostgresNIO
 
 extension PostgresStore {
-    /// How the store reaches the server: its pool, and the probe's connections of their own
-    /// (the same server, user, database and TLS).
+    /// How the store reaches the server: its pool, and the probe's and the feed's connections of
+    /// their own (the same server, user, database and TLS).
     struct Configurations {
         let pool: PostgresClient.Configuration
         let probe: PostgresConnection.Configuration
+        /// The feed of session endings' connection, outside the pool: it LISTENs for as long as
+        /// it lives, which a pooled connection must not.
+        let listener: PostgresConnection.Configuration
 
         /// Every wait of the pool is bounded by the timeout, set on the server too
         /// (`statement_timeout`, `lock_timeout`) so that a stuck statement ends there as well.
@@ -45,8 +48,12 @@ extension PostgresStore {
                 database: url.database, tls: probeTLS)
             probe.options.connectTimeout = TimeAmount(PostgresCircuitProbe.deadline)
             probe.options.additionalStartupParameters = [("application_name", "vouch-probe")]
+            var listener = probe
+            listener.options.connectTimeout = TimeAmount(options.timeout)
+            listener.options.additionalStartupParameters = [("application_name", PostgresStore.listenerApplicationName)]
             self.pool = pool
             self.probe = probe
+            self.listener = listener
         }
     }
 }

@@ -341,6 +341,76 @@ enum PostgresMigrations {
                 $$
                 """,
             ]),
+        // The live channel (PROTOCOL §8.15; SQLite's step 7). The log of session endings, whose
+        // positions every appending transaction takes under one advisory lock
+        // (`SessionEndingLog.lockKey`), last, so that they are handed out in commit order; a
+        // trigger tells the listening instances (`SessionEndingLog.channel`) once per statement
+        // that appended. A purge keeps the highest position it deleted in
+        // `session_endings_horizon`, so that "the highest position ever handed out" survives an
+        // emptied log. Live tickets, kept by their hash. The app's challenge margin, its range held
+        // by the database too (literals: a shipped step must not change with `AppRecord`).
+        PostgresMigration(
+            version: 5,
+            statements: [
+                """
+                CREATE TABLE session_endings (
+                    position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    at bigint NOT NULL,
+                    kind text NOT NULL CHECK (kind IN ('revoked', 'signed_out', 'cut_off', 'suspended')),
+                    scope text NOT NULL CHECK (scope IN ('session', 'user', 'app', 'provider', 'key')),
+                    session_id uuid,
+                    app_id uuid,
+                    user_id text,
+                    provider_id uuid,
+                    key_id uuid,
+                    generation bigint,
+                    reason text,
+                    CHECK ((scope = 'session') = (session_id IS NOT NULL)),
+                    CHECK ((scope IN ('session', 'user', 'app')) = (app_id IS NOT NULL)),
+                    CHECK ((scope IN ('session', 'user')) = (user_id IS NOT NULL)),
+                    CHECK ((scope = 'provider') = (provider_id IS NOT NULL)),
+                    CHECK ((scope = 'key') = (key_id IS NOT NULL)),
+                    CHECK ((kind = 'cut_off') = (generation IS NOT NULL))
+                )
+                """,
+                "CREATE INDEX session_endings_by_at ON session_endings (at)",
+                """
+                CREATE TABLE session_endings_horizon (
+                    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+                    purged_through bigint NOT NULL
+                )
+                """,
+                "INSERT INTO session_endings_horizon (only_row, purged_through) VALUES (true, 0)",
+                """
+                CREATE FUNCTION vouch_notify_session_endings() RETURNS trigger
+                LANGUAGE plpgsql
+                AS $$
+                BEGIN
+                    IF EXISTS (SELECT 1 FROM appended) THEN
+                        PERFORM pg_notify('vouch_session_endings', '');
+                    END IF;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER session_endings_notify AFTER INSERT ON session_endings
+                REFERENCING NEW TABLE AS appended
+                FOR EACH STATEMENT EXECUTE FUNCTION vouch_notify_session_endings()
+                """,
+                """
+                CREATE TABLE live_tickets (
+                    ticket_hash bytea PRIMARY KEY,
+                    session_token_hash bytea NOT NULL,
+                    expires_at bigint NOT NULL
+                )
+                """,
+                "CREATE INDEX live_tickets_by_expiry ON live_tickets (expires_at)",
+                """
+                ALTER TABLE apps ADD COLUMN challenge_margin_seconds bigint NOT NULL DEFAULT 30
+                    CONSTRAINT apps_challenge_margin_check CHECK (challenge_margin_seconds BETWEEN 5 AND 600)
+                """,
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

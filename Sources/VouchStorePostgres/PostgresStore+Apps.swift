@@ -7,8 +7,8 @@ extension PostgresStore {
         try await single("createApp") { db in
             try await db.execute(
                 """
-                INSERT INTO apps (id, name, session_ttl_seconds, created_at)
-                VALUES (\(app.id), \(app.name), \(app.sessionTTLSeconds), \(app.createdAt))
+                INSERT INTO apps (id, name, session_ttl_seconds, created_at, challenge_margin_seconds)
+                VALUES (\(app.id), \(app.name), \(app.sessionTTLSeconds), \(app.createdAt), \(app.challengeMarginSeconds))
                 """)
         }
     }
@@ -27,13 +27,15 @@ extension PostgresStore {
     }
 
     /// One UPDATE: under READ COMMITTED it re-reads the row it waits for, so a field left `nil`
-    /// keeps the value a concurrent update just committed, and neither update is lost.
-    public func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
+    /// keeps the value a concurrent update just committed, and neither update is lost. A margin
+    /// outside `AppRecord.challengeMarginRange` is refused by the column's CHECK.
+    public func updateApp(id: UUID, changes: AppChanges) async throws -> AppRecord {
         let updated = try await single("updateApp") { db in
             try await db.rows(
                 """
-                UPDATE apps SET name = COALESCE(\(name)::text, name),
-                    session_ttl_seconds = COALESCE(\(sessionTTLSeconds)::bigint, session_ttl_seconds)
+                UPDATE apps SET name = COALESCE(\(changes.name)::text, name),
+                    session_ttl_seconds = COALESCE(\(changes.sessionTTLSeconds)::bigint, session_ttl_seconds),
+                    challenge_margin_seconds = COALESCE(\(changes.challengeMarginSeconds)::bigint, challenge_margin_seconds)
                 WHERE id = \(id) RETURNING *
                 """
             ).first.map(AppRecord.init(postgres:))

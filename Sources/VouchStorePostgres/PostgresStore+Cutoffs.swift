@@ -11,23 +11,38 @@ extension PostgresStore {
     ///    committed, and every sign-in that comes later waits until this commits.
     /// 2. The live sessions of the scope are counted: a new statement, so it sees every session
     ///    those sign-ins committed, and none can be added meanwhile.
-    /// 3. The generation moves on. From the commit on, every instance's next read of those
-    ///    sessions finds a generation that is no longer current; the later sign-ins record the new
-    ///    one. No clock takes part.
+    /// 3. The generation moves on, and the log's entry is appended in the same statement, the
+    ///    log's lock taken last (`SessionEndingLog`). From the commit on, every instance's next
+    ///    read of those sessions finds a generation that is no longer current; the later sign-ins
+    ///    record the new one. No clock takes part.
     public func cutOff(_ target: CutoffTarget, reason: String?, now: Int64) async throws -> CutoffResult {
         try await transaction("cutOff") { db in
             _ = try await Self.existingCutoff(target, lock: true, db)
             let ended = try await Self.liveCount(target, now: now, db)
             let row = target.postgresRow
+            let scope = target.endingScope.columns
+            let first = 3 + row.columns.count
             guard
                 let updated = try await db.rows(
                     PostgresQuery(
                         unsafeSQL: """
-                            UPDATE \(row.table) SET cutoff_generation = cutoff_generation + 1, cutoff_at = $1,
-                                cutoff_reason = $2
-                            WHERE \(row.condition(from: 3)) RETURNING cutoff_generation, cutoff_at, cutoff_reason
+                            WITH cut AS (
+                                UPDATE \(row.table) SET cutoff_generation = cutoff_generation + 1, cutoff_at = $1,
+                                    cutoff_reason = $2
+                                WHERE \(row.condition(from: 3)) RETURNING cutoff_generation, cutoff_at, cutoff_reason
+                            ),
+                            turn AS (SELECT pg_advisory_xact_lock(\(SessionEndingLog.lockKey)) FROM cut),
+                            appended AS (
+                                INSERT INTO session_endings (at, kind, scope, app_id, user_id, provider_id, key_id, generation, reason)
+                                SELECT $1, '\(SessionEndingKind.cutOff.rawValue)', $\(first), $\(first + 1), $\(first + 2),
+                                    $\(first + 3), $\(first + 4), cut.cutoff_generation, $2
+                                FROM cut CROSS JOIN turn
+                            )
+                            SELECT * FROM cut
                             """,
-                        binds: try row.bindings(prefixedWith: [now, reason]))
+                        binds: try row.bindings(
+                            prefixedWith: [now, reason],
+                            suffixedWith: [scope.scope, scope.appID, scope.userID, scope.providerID, scope.keyID]))
                 )
                 .first.flatMap({ try ScopeCutoff(row: PostgresRecordRow($0), prefix: "") })
             else { throw StoreError.notFound }
@@ -98,12 +113,17 @@ private struct PostgresCutoffRow {
         }
     }
 
-    func bindings(prefixedWith prefix: [(any PostgresEncodable & Sendable)?]) throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: prefix.count + values.count)
+    func bindings(
+        prefixedWith prefix: [(any PostgresEncodable & Sendable)?], suffixedWith suffix: [(any PostgresEncodable & Sendable)?] = []
+    ) throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: prefix.count + values.count + suffix.count)
         for value in prefix {
             if let value { try bindings.append(value) } else { bindings.appendNull() }
         }
         for value in values { try bindings.append(value) }
+        for value in suffix {
+            if let value { try bindings.append(value) } else { bindings.appendNull() }
+        }
         return bindings
     }
 }

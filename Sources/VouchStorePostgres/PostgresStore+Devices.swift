@@ -42,25 +42,23 @@ extension PostgresStore {
                 return nil
             }
             if found.standing(at: now).isLive {
-                try await db.execute(
+                // The row is locked already: the log's lock is the last one taken.
+                _ = try await Self.endLogged(
                     """
-                    UPDATE sessions SET ended_at = \(now), end_reason = \(reason.rawValue)
-                    WHERE session_id = \(sessionID) AND ended_at IS NULL
-                    """)
+                    UPDATE sessions SET ended_at = $1, end_reason = $2 WHERE session_id = $4 AND ended_at IS NULL
+                    RETURNING session_id, app_id, user_id
+                    """, now: now, reason: reason, selectorValues: [sessionID], db)
             }
             return found
         }
     }
 
+    /// One statement: the other sessions live by `SessionStanding` end, each logged.
     public func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int {
         try await single("signOutOtherSessions") { db in
-            try await db.count(
-                """
-                UPDATE sessions SET ended_at = \(now), end_reason = \(SessionEndReason.signedOut.rawValue)
-                WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at IS NULL AND expires_at > \(now)
-                  AND token_hash <> \(tokenHash.bytea)
-                RETURNING 1
-                """)
+            try await Self.endLogged(
+                SessionEndingLog.endLive(where: "s.app_id = $4 AND s.user_id = $5 AND s.token_hash <> $6"), now: now,
+                reason: .signedOut, selectorValues: [appID, userID, tokenHash.bytea], db)
         }
     }
 

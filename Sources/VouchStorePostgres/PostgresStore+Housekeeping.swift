@@ -42,7 +42,9 @@ extension PostgresStore {
                 ? 0
                 : try await db.count(
                     "DELETE FROM sessions WHERE expires_at < \(cutoff) RETURNING 1")
-            return PurgedRows(serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions)
+            let tickets = try await db.count("DELETE FROM live_tickets WHERE expires_at < \(now) RETURNING 1")
+            return PurgedRows(
+                serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions, liveTickets: tickets)
         }
     }
 }

@@ -62,15 +62,14 @@ extension PostgresStore {
         }
     }
 
+    /// One statement, as before the log: it ends the session if it is live by `SessionStanding`
+    /// (a cut-off session stays cut off) and appends its entry (`SessionEndingLog`).
     @discardableResult
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
         try await single("revokeSession") { db in
-            try await db.count(
-                """
-                UPDATE sessions SET ended_at = \(now), end_reason = \(SessionEndReason.revoked.rawValue)
-                WHERE token_hash = \(tokenHash.bytea) AND ended_at IS NULL AND expires_at > \(now)
-                RETURNING 1
-                """) > 0
+            try await Self.endLogged(
+                SessionEndingLog.endLive(where: "s.token_hash = $4"), now: now, reason: .revoked,
+                selectorValues: [tokenHash.bytea], db) > 0
         }
     }
 }

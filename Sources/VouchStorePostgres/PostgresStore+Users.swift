@@ -10,11 +10,16 @@ extension PostgresStore {
         }
     }
 
-    /// The upsert takes the user's row lock, which `createSession` also takes: the sessions UPDATE
-    /// that follows runs once no sign-in of this user is half done, and (READ COMMITTED: each
-    /// statement sees what committed before it started) it sees every session they committed.
+    /// The user's row is locked first (read to know whether this suspends), and the upsert takes
+    /// the lock `createSession` takes too: the sessions UPDATE that follows runs once no sign-in of
+    /// this user is half done, and (READ COMMITTED: each statement sees what committed before it
+    /// started) it sees every session they committed. A suspension's log entry is appended in
+    /// that UPDATE's statement, the log's lock last.
     public func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
         let (user, ended) = try await transaction("setSuspended") { db in
+            let wasSuspended =
+                try await db.rows("SELECT suspended FROM users WHERE app_id = \(appID) AND user_id = \(userID) FOR UPDATE")
+                .first.map { try PostgresRecordRow($0).bool("suspended") } ?? false
             let rows = try await db.rows(
                 """
                 INSERT INTO users (app_id, user_id, suspended, created_at, updated_at)
@@ -26,7 +31,7 @@ extension PostgresStore {
             let user = try UserRecord(postgres: row)
             let ended =
                 suspended
-                ? try await Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .userSuspended, db)
+                ? try await Self.suspendSessions(appID: appID, userID: userID, now: now, logged: !wasSuspended, db)
                 : 0
             return (user, ended)
         }
@@ -51,26 +56,44 @@ extension PostgresStore {
     }
 
     /// Also takes the user's row lock first (when the user exists), so a sign-in half done when
-    /// the revocation starts is either ended by it or had not begun.
+    /// the revocation starts is either ended by it or had not begun. Ends the sessions live by
+    /// `SessionStanding` (not the cut-off ones), each logged in the same statement.
     @discardableResult
     public func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
         let ended = try await transaction("revokeSessions") { db in
             try await db.execute("SELECT 1 FROM users WHERE app_id = \(appID) AND user_id = \(userID) FOR UPDATE")
-            return try await Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .revoked, db)
+            return try await Self.endLogged(
+                SessionEndingLog.endLive(where: "s.app_id = $4 AND s.user_id = $5"), now: now, reason: .revoked,
+                selectorValues: [appID, userID], db)
         }
         logger.info("revoked sessions", metadata: ["app_id": "\(appID.uuidString.lowercased())", "count": "\(ended)"])
         return ended
     }
 
-    /// Live means neither ended nor expired at `now`: an ended session keeps its first reason.
-    static func endLiveSessions(
-        appID: UUID, userID: String, now: Int64, reason: SessionEndReason, _ db: PostgresRunner
+    /// Ends the user's sessions that are neither ended nor expired at `now` (an ended session
+    /// keeps its first reason), and, when `logged`, appends the user's `.suspended` entry once
+    /// the sessions' rows are locked.
+    static func suspendSessions(
+        appID: UUID, userID: String, now: Int64, logged: Bool, _ db: PostgresRunner
     ) async throws -> Int {
-        try await db.count(
+        let rows = try await db.rows(
             """
-            UPDATE sessions SET ended_at = \(now), end_reason = \(reason.rawValue)
-            WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at IS NULL AND expires_at > \(now)
-            RETURNING 1
+            WITH ended AS (
+                UPDATE sessions SET ended_at = \(now), end_reason = \(SessionEndReason.userSuspended.rawValue)
+                WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at IS NULL AND expires_at > \(now)
+                RETURNING 1
+            ),
+            turn AS (
+                SELECT pg_advisory_xact_lock(\(SessionEndingLog.lockKey)) FROM (SELECT COUNT(*) AS n FROM ended) AS c
+                WHERE \(logged)
+            ),
+            appended AS (
+                INSERT INTO session_endings (at, kind, scope, app_id, user_id)
+                SELECT \(now), \(SessionEndingKind.suspended.rawValue), 'user', \(appID), \(userID) FROM turn
+            )
+            SELECT COUNT(*)::bigint AS n FROM ended
             """)
+        guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
+        return Int(try PostgresRecordRow(row).int64("n"))
     }
 }

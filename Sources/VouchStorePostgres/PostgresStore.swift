@@ -27,15 +27,18 @@ public final class PostgresStore: Store {
     let logger: Logger
     /// How the probe connects: the pool's server, user and TLS, on a connection of its own.
     let probeConfiguration: PostgresConnection.Configuration
+    /// How the feed of session endings connects (`followSessionEndings`).
+    let listenerConfiguration: PostgresConnection.Configuration
     /// Open while the database is taken for unreachable (see `Circuit`).
     let circuit = Circuit()
-    private let closed = Mutex(false)
+    let closed = Mutex(false)
     /// Bounds every operation by `options.timeout` (or the longer migration timeout), and each probe.
     let deadlines: DeadlineWatch
 
     private init(configurations: Configurations, options: PostgresStoreOptions, logger: Logger) {
         self.pool = PostgresPool(configuration: configurations.pool, logger: logger)
         self.probeConfiguration = configurations.probe
+        self.listenerConfiguration = configurations.listener
         self.options = options
         self.logger = logger
         self.deadlines = DeadlineWatch(resolution: DeadlineWatch.resolution(for: options.timeout))

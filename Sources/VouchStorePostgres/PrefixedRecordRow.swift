@@ -43,7 +43,7 @@ struct PrefixedRecordRow: RecordRow {
 
 extension AppRecord {
     /// The columns `AppRecord(row:)` reads.
-    static let postgresColumns = ["id", "name", "session_ttl_seconds", "created_at"]
+    static let postgresColumns = ["id", "name", "session_ttl_seconds", "created_at", "challenge_margin_seconds"]
 }
 
 extension KeyRecord {

@@ -20,17 +20,7 @@ struct PostgresCutoffMigrationTests {
         try await PostgresTestDatabase.with { url in
             let appID = UUID()
             let live: [UInt8] = Array(repeating: 7, count: 40)
-            let logger = Logger(label: "vouch.tests.postgres-migration")
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(),
-                configuration: PostgresConnection.Configuration(
-                    host: url.host, port: url.port, username: url.username, password: url.password,
-                    database: url.database, tls: .disable),
-                id: 1, logger: logger)
-            do {
-                let db = PostgresRunner(connection: connection, logger: logger)
-                _ = try await PostgresMigrations.apply(
-                    Array(PostgresMigrations.all.prefix { $0.version <= 3 }), on: db, now: t0, lockTimeout: .seconds(30))
+            try await makePostgresDatabase(at: url, asVersion: 3) { db in
                 try await db.execute(
                     "INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (\(appID), 'App', 3600, \(t0))")
                 try await db.execute(
@@ -40,11 +30,7 @@ struct PostgresCutoffMigrationTests {
                     INSERT INTO sessions (token_hash, app_id, user_id, created_at, expires_at)
                     VALUES (\(live.bytea), \(appID), 'u', \(t0), \(t0 + 3600))
                     """)
-            } catch {
-                try? await connection.close()
-                throw error
             }
-            try await connection.close()
 
             try await PostgresStore.open(url: url, options: testOptions) { store in
                 let found = try #require(try await store.sessionLookup(tokenHash: live))

@@ -262,6 +262,51 @@ enum SQLiteMigrations {
                 "CREATE INDEX audit_log_by_app ON audit_log (app_id, id)",
                 "CREATE INDEX audit_log_by_object ON audit_log (object_id, id)",
             ]),
+        // The live channel (PROTOCOL §8.15). The log of session endings: AUTOINCREMENT, so a
+        // position is never handed out twice, even after a purge emptied the table, and
+        // `sqlite_sequence` keeps the highest one; positions are in commit order because there is
+        // one writer. Each scope sets exactly the id columns it needs (`SessionEndingScope.Columns`).
+        // Live tickets, kept by their hash like session tokens. The app's challenge margin, its
+        // range held by the database too (`AppRecord.challengeMarginRange`).
+        SQLiteMigration(
+            version: 7,
+            statements: [
+                """
+                CREATE TABLE session_endings (
+                    position INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind = 'revoked' OR kind = 'signed_out' OR kind = 'cut_off' OR kind = 'suspended'),
+                    scope TEXT NOT NULL CHECK (scope = 'session' OR scope = 'user' OR scope = 'app' OR scope = 'provider' OR scope = 'key'),
+                    session_id BLOB CHECK (session_id IS NULL OR length(session_id) = 16),
+                    app_id TEXT,
+                    user_id TEXT,
+                    provider_id TEXT,
+                    key_id TEXT,
+                    generation INTEGER,
+                    reason TEXT,
+                    CHECK ((scope = 'session') = (session_id IS NOT NULL)),
+                    CHECK ((scope = 'session' OR scope = 'user' OR scope = 'app') = (app_id IS NOT NULL)),
+                    CHECK ((scope = 'session' OR scope = 'user') = (user_id IS NOT NULL)),
+                    CHECK ((scope = 'provider') = (provider_id IS NOT NULL)),
+                    CHECK ((scope = 'key') = (key_id IS NOT NULL)),
+                    CHECK ((kind = 'cut_off') = (generation IS NOT NULL))
+                ) STRICT
+                """,
+                "CREATE INDEX session_endings_by_at ON session_endings (at)",
+                """
+                CREATE TABLE live_tickets (
+                    ticket_hash BLOB PRIMARY KEY NOT NULL,
+                    session_token_hash BLOB NOT NULL,
+                    expires_at INTEGER NOT NULL
+                ) STRICT, WITHOUT ROWID
+                """,
+                "CREATE INDEX live_tickets_by_expiry ON live_tickets (expires_at)",
+                // Literals, not `AppRecord`'s constants: a shipped step must not change with them.
+                """
+                ALTER TABLE apps ADD COLUMN challenge_margin_seconds INTEGER NOT NULL DEFAULT 30
+                    CHECK (challenge_margin_seconds >= 5 AND challenge_margin_seconds <= 600)
+                """,
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

@@ -5,8 +5,11 @@ extension SQLiteStore {
     public func createApp(_ app: AppRecord) async throws {
         try await exclusive("createApp") { db in
             try db.execute(
-                "INSERT INTO apps (id, name, session_ttl_seconds, created_at) VALUES (?, ?, ?, ?)",
-                [.uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt)])
+                "INSERT INTO apps (id, name, session_ttl_seconds, created_at, challenge_margin_seconds) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt),
+                    .int64(app.challengeMarginSeconds),
+                ])
         }
     }
 
@@ -25,14 +28,19 @@ extension SQLiteStore {
 
     /// One statement: a field left `nil` keeps the value the row has when the statement runs, not
     /// a value read earlier, so a concurrent update of the other field is never overwritten.
-    public func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
+    /// A margin outside `AppRecord.challengeMarginRange` is refused by the column's CHECK.
+    public func updateApp(id: UUID, changes: AppChanges) async throws -> AppRecord {
         let updated = try await exclusive("updateApp") { db in
             try db.rows(
                 """
-                UPDATE apps SET name = COALESCE(?, name), session_ttl_seconds = COALESCE(?, session_ttl_seconds)
+                UPDATE apps SET name = COALESCE(?, name), session_ttl_seconds = COALESCE(?, session_ttl_seconds),
+                    challenge_margin_seconds = COALESCE(?, challenge_margin_seconds)
                 WHERE id = ? RETURNING *
                 """,
-                [.optionalText(name), sessionTTLSeconds.map { .int64($0) } ?? .null, .uuid(id)]
+                [
+                    .optionalText(changes.name), .optionalInt64(changes.sessionTTLSeconds),
+                    .optionalInt64(changes.challengeMarginSeconds), .uuid(id),
+                ]
             ).first.map(AppRecord.init(row:))
         }
         guard let updated else { throw StoreError.notFound }

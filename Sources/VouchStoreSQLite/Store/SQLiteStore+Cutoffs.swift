@@ -5,7 +5,8 @@ extension SQLiteStore {
     /// One transaction on the single writer: the sessions counted are exactly those the new
     /// generation ends, since every sign-in is ordered before it (and counted) or after it (and
     /// records the new generation, `createSession`). A catalogue cutoff drops every kept answer
-    /// (`.everything`), a user's drops that user's.
+    /// (`.everything`), a user's drops that user's. The log's entry is appended in the same
+    /// transaction.
     public func cutOff(_ target: CutoffTarget, reason: String?, now: Int64) async throws -> CutoffResult {
         let row = target.sqliteRow
         let invalidation: CacheInvalidation =
@@ -25,6 +26,7 @@ extension SQLiteStore {
                     [.int64(now), .optionalText(reason)] + row.arguments
                 ).first.flatMap({ try ScopeCutoff(row: $0, prefix: "") })
             else { throw StoreError.notFound }
+            try Self.appendEnding(.cutOff, target.endingScope, at: now, generation: updated.generation, reason: reason, db)
             return CutoffResult(cutoff: updated, sessionsEnded: ended)
         }
     }

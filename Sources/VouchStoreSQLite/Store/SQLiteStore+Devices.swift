@@ -35,9 +35,13 @@ extension SQLiteStore {
                 return nil
             }
             if found.standing(at: now).isLive {
-                try db.execute(
+                let ended = try db.changes(
                     "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ? AND ended_at IS NULL",
                     [.int64(now), .text(reason.rawValue), .uuidBytes(sessionID)])
+                if ended > 0 {
+                    let scope = SessionEndingScope.session(sessionID, appID: found.session.appID, userID: found.session.userID)
+                    try Self.appendEnding(reason.endingKind, scope, at: now, db)
+                }
             }
             return found
         }
@@ -45,11 +49,13 @@ extension SQLiteStore {
         return found
     }
 
+    /// The other sessions live by `SessionStanding`, each logged, in one transaction.
     public func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int {
-        try await exclusive("signOutOtherSessions", invalidating: .user(appID: appID, userID: userID)) { db in
-            try db.changes(
-                UserSessionStatements.endLive + " AND token_hash <> ?5",
-                [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.signedOut.rawValue), .bytes(tokenHash)])
+        try await transaction("signOutOtherSessions", invalidating: .user(appID: appID, userID: userID)) { db in
+            try Self.endSessions(
+                SessionEndingSQL.endUsers,
+                [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.signedOut.rawValue), .bytes(tokenHash)],
+                kind: .signedOut, at: now, db)
         }
     }
 }

@@ -12,7 +12,8 @@ extension SQLiteStore {
     }
 
     /// Only rows strictly past their expiry go: a nonce still counts as used during its
-    /// `expiresAt` second (as `registrationNonceSeen` says), and a session stays readable for
+    /// `expiresAt` second (as `registrationNonceSeen` says), a live ticket opens a socket during
+    /// its own (`consumeLiveTicket`), and a session stays readable for
     /// `sessionGraceSeconds` after expiry so the server can still answer "expired" for it.
     @discardableResult
     public func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows {
@@ -29,7 +30,9 @@ extension SQLiteStore {
                 ? 0
                 : try db.changes(
                     "DELETE FROM sessions WHERE expires_at < ?", [.int64(cutoff)])
-            return PurgedRows(serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions)
+            let tickets = try db.changes("DELETE FROM live_tickets WHERE expires_at < ?", [.int64(now)])
+            return PurgedRows(
+                serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions, liveTickets: tickets)
         }
     }
 }

@@ -225,15 +225,12 @@ extension SQLiteStore {
         }
     }
 
+    /// Ends it only if it is live by `SessionStanding` (a cut-off session stays cut off), and logs
+    /// the ending in the same transaction.
     @discardableResult
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
-        try await exclusive("revokeSession", invalidating: .session(tokenHash: tokenHash)) { db in
-            try db.changes(
-                """
-                UPDATE sessions SET ended_at = ?, end_reason = ?
-                WHERE token_hash = ? AND ended_at IS NULL AND expires_at > ?
-                """,
-                [.int64(now), .text(SessionEndReason.revoked.rawValue), .bytes(tokenHash), .int64(now)]) > 0
+        try await transaction("revokeSession", invalidating: .session(tokenHash: tokenHash)) { db in
+            try Self.endSessions(SessionEndingSQL.endOne, [.int64(now), .bytes(tokenHash)], kind: .revoked, at: now, db) > 0
         }
     }
 }

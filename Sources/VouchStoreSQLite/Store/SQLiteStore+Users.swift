@@ -13,6 +13,9 @@ extension SQLiteStore {
 
     public func setSuspended(appID: UUID, userID: String, suspended: Bool, now: Int64) async throws -> UserRecord {
         let (user, ended) = try await transaction("setSuspended", invalidating: .user(appID: appID, userID: userID)) { db in
+            let wasSuspended =
+                try db.rows("SELECT suspended FROM users WHERE app_id = ? AND user_id = ?", [.uuid(appID), .text(userID)])
+                .first?.bool("suspended") ?? false
             let rows = try db.rows(
                 """
                 INSERT INTO users (app_id, user_id, suspended, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
@@ -26,6 +29,10 @@ extension SQLiteStore {
                 suspended
                 ? try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .userSuspended, db)
                 : 0
+            // Logged only when this suspends: one entry reaches every session of the user.
+            if suspended, !wasSuspended {
+                try Self.appendEnding(.suspended, .user(appID: appID, userID: userID), at: now, db)
+            }
             return (user, ended)
         }
         logger.info(
@@ -44,10 +51,15 @@ extension SQLiteStore {
         }
     }
 
+    /// Ends the sessions that are live by `SessionStanding` (not the cut-off ones) and logs one
+    /// entry each, in one transaction.
     @discardableResult
     public func revokeSessions(appID: UUID, userID: String, now: Int64) async throws -> Int {
-        let ended = try await exclusive("revokeSessions", invalidating: .user(appID: appID, userID: userID)) { db in
-            try Self.endLiveSessions(appID: appID, userID: userID, now: now, reason: .revoked, db)
+        let ended = try await transaction("revokeSessions", invalidating: .user(appID: appID, userID: userID)) { db in
+            try Self.endSessions(
+                SessionEndingSQL.endUsers,
+                [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.revoked.rawValue), .bytes([])],
+                kind: .revoked, at: now, db)
         }
         logger.info("revoked sessions", metadata: ["app_id": "\(appID.lowercased)", "count": "\(ended)"])
         return ended

@@ -18,9 +18,7 @@ struct InterleavingStore: Store {
     func createApp(_ app: AppRecord) async throws { try await base.createApp(app) }
     func app(id: UUID) async throws -> AppRecord? { try await base.app(id: id) }
     func apps() async throws -> [AppRecord] { try await base.apps() }
-    func updateApp(id: UUID, name: String?, sessionTTLSeconds: Int64?) async throws -> AppRecord {
-        try await base.updateApp(id: id, name: name, sessionTTLSeconds: sessionTTLSeconds)
-    }
+    func updateApp(id: UUID, changes: AppChanges) async throws -> AppRecord { try await base.updateApp(id: id, changes: changes) }
     func createProvider(_ provider: ProviderRecord) async throws { try await base.createProvider(provider) }
     func provider(id: UUID) async throws -> ProviderRecord? { try await base.provider(id: id) }
     func bindProvider(_ providerID: UUID, toApp appID: UUID) async throws { try await base.bindProvider(providerID, toApp: appID) }
@@ -38,6 +36,12 @@ struct InterleavingStore: Store {
         try await base.revokeRegistrationSecret(applicationKey: applicationKey, appID: appID, at: at)
     }
     func liveSessionCount(now: Int64) async throws -> Int { try await base.liveSessionCount(now: now) }
+    func purgeSessionEndings(before: Int64) async throws -> Int { try await base.purgeSessionEndings(before: before) }
+    func sessionEndings(after position: Int64, limit: Int) async throws -> SessionEndingsPage {
+        try await base.sessionEndings(after: position, limit: limit)
+    }
+    func createLiveTicket(_ ticket: LiveTicket) async throws { try await base.createLiveTicket(ticket) }
+    func consumeLiveTicket(hash: [UInt8], now: Int64) async throws -> [UInt8]? { try await base.consumeLiveTicket(hash: hash, now: now) }
     func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now)
     }
