@@ -57,6 +57,8 @@ let contractErrorTable: [(Int, String, Int)] = [
     // Vouch's additions (docs/PROTOCOL.md §8.1): over-long request heads.
     (112, "uri_too_long", 414),
     (113, "headers_too_large", 431),
+    // docs/PROTOCOL.md §8.15: a plain GET of the live channel's WebSocket.
+    (114, "upgrade_required", 426),
 ]
 
 /// Encodes as the server does on the wire, with sorted keys so the bytes can be compared.

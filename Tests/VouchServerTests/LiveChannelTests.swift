@@ -227,4 +227,17 @@ struct LiveChannelTests {
             }
         }
     }
+
+    @Test("a server shutting down closes every socket with 1012, so that clients reconnect elsewhere")
+    func shutdown() async throws {
+        let held = Shared<LiveSocketClient?>(nil)
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let alice = try await DeviceAPITests.signIn(fixture, user: "alice")
+            held.set(try await Self.open(server, token: alice.token).0)
+        }
+        let socket = try #require(held.value)
+        let end = await socket.end()
+        #expect(end == .closed(code: 1012, reason: "service_restart"), "\(String(describing: end))")
+    }
 }

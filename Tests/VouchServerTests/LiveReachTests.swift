@@ -21,7 +21,7 @@ struct LiveReachTests {
             logger.logLevel = .error
             // The listener waits 2 s before reconnecting, so that the endings below are made while it is away.
             let options = PostgresStoreOptions(
-                poolSize: 4, timeout: .seconds(60), listenerFirstRetryDelay: .seconds(2))
+                poolSize: 4, timeout: .seconds(60), feedReconnectDelay: .seconds(2))
             let report = try await LiveReach(endings: 12, endingsWhileAway: 6).run(databaseURL: url, options: options, logger: logger)
             #expect(report.passed, "\(report)")
             #expect(report.latencies.count == 12)

@@ -58,8 +58,6 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                                 guard case .admit(let admission) = decision.withLockedValue({ $0 }) else {
                                     throw ChannelError.inappropriateOperationForState
                                 }
-                                try channel.pipeline.syncOperations.addHandler(
-                                    LiveQuiesceHandler(socketID: admission.socketID, hub: gate.hub))
                                 let socket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                                     wrappingChannelSynchronously: channel,
                                     configuration: .init(isOutboundHalfClosureEnabled: true))

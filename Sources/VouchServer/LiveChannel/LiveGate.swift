@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
+import ServiceLifecycle
 import VouchProtocol
 import VouchStore
 @_spi(WSInternal) import WSCore
@@ -86,7 +87,26 @@ struct LiveGate: Sendable {
     // MARK: A socket's life
 
     /// Runs one admitted socket until it closes: the hub's frames out, the client's frames in.
+    ///
+    /// When the server shuts down, the socket is closed with 1012 (reconnect elsewhere), not the
+    /// 1000 WSCore's handler sends when it hears the shutdown itself: it runs in a task of its own
+    /// that does not inherit the shutdown signal, and this task relays cancellation to it.
     func run(_ socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, admission: LiveAdmission, logger: Logger) async {
+        let conversation = Task.detached { await converse(socket, admission: admission, logger: logger) }
+        let hub = self.hub
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await conversation.value
+            } onGracefulShutdown: {
+                Task { await hub.close(admission.socketID, with: .serviceRestart) }
+            }
+        } onCancel: {
+            conversation.cancel()
+        }
+        await hub.release(admission.socketID)
+    }
+
+    private func converse(_ socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, admission: LiveAdmission, logger: Logger) async {
         let (outbox, continuation) = AsyncStream.makeStream(of: LiveOutbound.self)
         let configuration = WebSocketHandler.Configuration(
             extensions: [], autoPing: .enabled(timePeriod: LiveChannelLimits.pingInterval),
@@ -136,7 +156,6 @@ struct LiveGate: Sendable {
             logger.debug("A live socket ended with an error", metadata: ["error.type": "\(type(of: error))"])
         }
         continuation.finish()
-        await hub.release(admission.socketID)
     }
 
     /// One client frame. Returns the refusal to send at once, or `nil` when the hub answers

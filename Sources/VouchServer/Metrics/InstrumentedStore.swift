@@ -256,23 +256,6 @@ struct InstrumentedStore: Store {
         try await timed(.liveSessionCount) { try await base.liveSessionCount(now: now) }
     }
 
-    @discardableResult
-    func purgeSessionEndings(before: Int64) async throws -> Int {
-        try await timed(.purgeSessionEndings) { try await base.purgeSessionEndings(before: before) }
-    }
-
-    func sessionEndings(after position: Int64, limit: Int) async throws -> SessionEndingsPage {
-        try await timed(.sessionEndings) { try await base.sessionEndings(after: position, limit: limit) }
-    }
-
-    func createLiveTicket(_ ticket: LiveTicket) async throws {
-        try await timed(.createLiveTicket) { try await base.createLiveTicket(ticket) }
-    }
-
-    func consumeLiveTicket(hash: [UInt8], now: Int64) async throws -> [UInt8]? {
-        try await timed(.consumeLiveTicket) { try await base.consumeLiveTicket(hash: hash, now: now) }
-    }
-
     func ping() async throws {
         try await timed(.ping) { try await base.ping() }
     }
