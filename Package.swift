@@ -270,6 +270,11 @@ let package = Package(
                 "VouchTokens",
                 server("Hummingbird", "hummingbird"),
                 server("HummingbirdTesting", "hummingbird"),
+                // The live channel's tests speak real WebSocket to the server (the SDK's default
+                // transport needs a libcurl with WebSockets).
+                server("WSClient", "swift-websocket"),
+                server("HTTPTypes", "swift-http-types"),
+                server("NIOWebSocket", "swift-nio"),
                 server("Logging", "swift-log"),
             ],
             swiftSettings: strict

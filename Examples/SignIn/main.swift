@@ -89,6 +89,11 @@ func run() async throws {
             case .didAuthenticate(let user): print("event: authenticated as \(user.userID)")
             case .didDeauthenticate(let userID, let reason): print("event: deauthenticated \(userID) (\(reason))")
             case .storedSessionDiscarded(let reason): print("event: stored session discarded (\(reason))")
+            // The live channel: the server's word that a session ended, without waiting for a 401.
+            case .liveChannelConnected: print("event: live channel connected")
+            case .liveChannelDisconnected(let disconnection): print("event: live channel \(disconnection)")
+            case .liveChannelChallenge(let reason, _): print("event: live challenge (\(reason.rawValue))")
+            case .liveChannelReauthenticated(let user): print("event: re-authenticated \(user.userID) over the live channel")
             }
         }
     }

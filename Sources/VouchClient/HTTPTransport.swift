@@ -88,12 +88,24 @@ struct HTTPTransport: Sendable {
 
     /// The error an unexpected answer stands for.
     static func failure(_ answer: HTTPAnswer) -> VouchClientError {
-        let error = answer.errorBody
-        switch answer.status {
+        failure(
+            status: answer.status, error: answer.errorBody,
+            retryAfterSeconds: answer.response.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0) })
+    }
+
+    /// The error a refusal stands for, from its status and body: an HTTP answer's, or a live
+    /// channel's `error` frame's, which has the status `POST /sessions` would have answered.
+    ///
+    /// - Parameters:
+    ///   - status: the HTTP status.
+    ///   - error: the protocol's error body, when there was one.
+    ///   - retryAfterSeconds: how long a 429 asks to wait.
+    static func failure(status: Int, error: ErrorBody?, retryAfterSeconds: Int?) -> VouchClientError {
+        switch status {
         case 429:
-            return .rateLimited(retryAfterSeconds: (answer.response.value(forHTTPHeaderField: "Retry-After")).flatMap { Int($0) })
+            return .rateLimited(retryAfterSeconds: retryAfterSeconds)
         case 500...:
-            return .serverUnavailable(status: answer.status)
+            return .serverUnavailable(status: status)
         case 403 where error?.kind == .invalidAppID:
             return .invalidAppID(message: error?.message ?? "")
         case 422 where error?.kind == .invalidProperty && error?.data?["reason"]?.stringValue != nil:
@@ -107,7 +119,7 @@ struct HTTPTransport: Sendable {
                     serverTime: serverTime.map { Date(timeIntervalSince1970: TimeInterval($0)) },
                     clockSkewSeconds: skewMatters ? skew : nil))
         default:
-            return .server(status: answer.status, id: error?.id, message: error?.message)
+            return .server(status: status, id: error?.id, message: error?.message)
         }
     }
 }

@@ -74,13 +74,43 @@ extension VouchClient {
     /// Handles one 401. Returns when the request may be retried with the (new) current session;
     /// throws when it may not.
     private func handleChallenge(_ challenge: ChallengeDetails, sentWith sentGeneration: UInt64, mayRefresh: Bool) async throws(VouchClientError) {
-        if let refresh, refresh.origin == sentGeneration {
-            return try await answer(challenge, by: refresh)
+        switch try takeChallenge(challenge, sentWith: sentGeneration, mayRefresh: mayRefresh) {
+        case .retry: return
+        case .answering(let flight): try await answer(challenge, by: flight)
+        case .waiting(let flight): try await wait(for: flight)
         }
+    }
+
+    /// What became of a challenged session, for whoever found out (a 401, a live frame).
+    enum ChallengeTaken {
+        /// Another session is current already: retry with it.
+        case retry
+        /// This flight answers the challenge: its failure is the challenge's.
+        case answering(Refresh)
+        /// A sign-in for a later session is in flight: its outcome is the caller's.
+        case waiting(Refresh)
+    }
+
+    /// The one place a challenge ends a session, whether a 401 or the live channel brought it
+    /// (`sentGeneration`: the generation of the session the request was sent with, or the socket
+    /// follows): the session is over at once, the challenge event goes out, and either the one
+    /// flight that answers this ending is joined or started, or the user is signed out. Without an
+    /// `await`, so that nothing can come between finding out and starting the flight.
+    ///
+    /// - Parameters:
+    ///   - challenge: the challenge; an empty nonce (a live suspension) announces no challenge event.
+    ///   - sentGeneration: the generation of the challenged session.
+    ///   - mayRefresh: whether this finding may start a sign-in.
+    ///   - answerAfter: how long the flight waits before asking the app's backend.
+    /// - Throws: the error of a challenge the client does not answer.
+    func takeChallenge(
+        _ challenge: ChallengeDetails, sentWith sentGeneration: UInt64, mayRefresh: Bool, answerAfter: Duration = .zero
+    ) throws(VouchClientError) -> ChallengeTaken {
+        if let refresh, refresh.origin == sentGeneration { return .answering(refresh) }
         guard sentGeneration == generation, let challenged = session else {
             // The session changed after this request was sent: the answer is about an old one.
-            if session != nil { return }
-            if let refresh { return try await wait(for: refresh) }
+            if session != nil { return .retry }
+            if let refresh { return .waiting(refresh) }
             throw Self.unanswerable(challenge, userID: nil)
         }
         // The current session is over: deauthenticated now, whatever happens next.
@@ -97,7 +127,7 @@ extension VouchClient {
         }
         // Signed out by the user from another device: the app is not handed a nonce to sign in
         // again with, as a challenge event would; it hears that the user is gone, and why.
-        if challenge.reason != .sessionSignedOut {
+        if challenge.reason != .sessionSignedOut, !challenge.nonce.isEmpty {
             hub.publish(.authenticationChallenge(nonce: challenge.nonce, reason: challenge.reason))
         }
 
@@ -118,11 +148,11 @@ extension VouchClient {
             throw Self.unanswerable(challenge, userID: challenged.user.userID)
         }
         // Re-authenticating, not signed out: the flight's end says which it became.
-        try await answer(
-            challenge,
-            by: startFlight(
+        return .answering(
+            startFlight(
                 userID: challenged.user.userID, profile: challenged.profile,
-                challengeNonce: challenge.nonce, origin: sentGeneration, reauthenticating: challenged.user))
+                challengeNonce: challenge.nonce.isEmpty ? nil : challenge.nonce, origin: sentGeneration,
+                reauthenticating: challenged.user, answerAfter: answerAfter))
     }
 
     /// The error of a request whose challenge the client does not answer: a sign-out from another

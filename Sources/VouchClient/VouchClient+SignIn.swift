@@ -140,15 +140,28 @@ extension VouchClient {
     /// Starts the one sign-in in flight for `userID`, tagged with the current generation: its
     /// result is dropped if the generation moves on before it lands. It is cancelled when every
     /// caller waiting for it has been cancelled.
+    ///
+    /// - Parameters:
+    ///   - userID: the user to sign in.
+    ///   - profile: how their session was opened, and so how to open the next.
+    ///   - challengeNonce: the challenge's nonce, for the first attempt.
+    ///   - origin: the generation of the challenged session (for a first sign-in, the current one).
+    ///   - reauthenticating: the challenged session's user; nil for a first sign-in.
+    ///   - answerAfter: the wait a live challenge asks for before the backend is asked.
     func startFlight(
-        userID: String, profile: SignInProfile, challengeNonce: String?, origin: UInt64, reauthenticating: Identity?
+        userID: String, profile: SignInProfile, challengeNonce: String?, origin: UInt64, reauthenticating: Identity?,
+        answerAfter: Duration = .zero
     ) -> Refresh {
         let expected = generation
         let id = UUID()
         let outcome = FlightOutcome()
+        // A challenge's answer may go over the live channel that follows the challenged session.
+        let answering = reauthenticating == nil ? nil : origin
         let task = Task {
             do throws(VouchClientError) {
-                try await self.runFlight(id: id, userID: userID, profile: profile, nonce: challengeNonce, expected: expected)
+                try await self.runFlight(
+                    id: id, userID: userID, profile: profile, nonce: challengeNonce, expected: expected,
+                    answering: answering, answerAfter: answerAfter)
                 outcome.finish(.success(()))
             } catch {
                 outcome.finish(.failure(error))
@@ -163,9 +176,12 @@ extension VouchClient {
 
     /// The flight's attempts; at its end the slot is freed and, when it was answering a challenge
     /// and failed, the user is signed out (the app hears `didDeauthenticate`).
-    private func runFlight(id: UUID, userID: String, profile: SignInProfile, nonce: String?, expected: UInt64) async throws(VouchClientError) {
+    private func runFlight(
+        id: UUID, userID: String, profile: SignInProfile, nonce: String?, expected: UInt64, answering: UInt64?, answerAfter: Duration
+    ) async throws(VouchClientError) {
         do {
-            try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected)
+            if answerAfter > .zero { try? await Task.sleep(for: answerAfter) }
+            try await signInAttempts(userID: userID, profile: profile, challengeNonce: nonce, expected: expected, answering: answering)
             endFlight(id, failed: false)
         } catch {
             endFlight(id, failed: true)
@@ -185,8 +201,12 @@ extension VouchClient {
     // MARK: Shared steps
 
     /// Up to `retryPolicy.maximumAttempts` sign-ins for `userID`, with backoff; stops at once for
-    /// errors a retry cannot fix, and as soon as the generation moves on.
-    func signInAttempts(userID: String, profile: SignInProfile, challengeNonce: String?, expected: UInt64) async throws(VouchClientError) {
+    /// errors a retry cannot fix, and as soon as the generation moves on. The answer to a challenge
+    /// (`answering`: the challenged session's generation) goes over the live channel when its
+    /// socket follows that session and holds the challenge, over `POST /sessions` otherwise.
+    func signInAttempts(
+        userID: String, profile: SignInProfile, challengeNonce: String?, expected: UInt64, answering: UInt64? = nil
+    ) async throws(VouchClientError) {
         let policy = configuration.retryPolicy
         var nonce = challengeNonce
         var lastError = VouchClientError.superseded
@@ -215,8 +235,9 @@ extension VouchClient {
                     token = try await callProvider { try await provider(userID) }
                 }
                 guard generation == expected, !Task.isCancelled else { throw VouchClientError.superseded }
-                let response = try await openSession(token)
-                _ = try accept(response, profile: profile, expected: expected, userID: userID)
+                let (response, overLiveChannel) = try await openSession(token, answering: answering)
+                let user = try accept(response, profile: profile, expected: expected, userID: userID)
+                if overLiveChannel { hub.publish(.liveChannelReauthenticated(user)) }
                 return
             } catch let error as VouchClientError {
                 lastError = error

@@ -49,14 +49,35 @@ public actor VouchClient {
         /// send nothing. Fields the server would refuse (control characters, over 128 bytes) are
         /// mended before they are sent, so a description never fails a sign-in.
         public var device: DeviceDescription?
+        /// Whether the client keeps the live channel (PROTOCOL §8.15) open while a user is signed
+        /// in, so that it hears the moment the server ends the session (an operator's revocation,
+        /// a cutoff, a sign-out from another device) and signs in again before the app's next
+        /// request is refused. Off, the client learns of an ending from a 401 as before. On by
+        /// default; where the transport cannot open WebSockets the client stays on HTTP.
+        public var liveChannel: Bool
+        /// How the live channel's WebSocket is opened. Default (nil): `URLSessionWebSocketTask`.
+        public var liveChannelTransport: (any LiveChannelTransport)?
 
+        /// - Parameters:
+        ///   - storageDirectory: where the session file and the users' data containers live.
+        ///   - credentialStore: where the session is persisted instead of the default.
+        ///   - identityTokenProvider: asks the app's backend for identity tokens.
+        ///   - registrationCredentialsProvider: asks the app's backend for registration tokens.
+        ///   - providerTimeoutSeconds: the limit of one provider call.
+        ///   - requestTimeoutSeconds: the limit of one HTTP request.
+        ///   - retryPolicy: how often and how patiently a challenge or sign-in is retried.
+        ///   - sessionOrigins: the app's own services `data(for:)` may send the session to.
+        ///   - device: what every sign-in tells the server about this device.
+        ///   - liveChannel: whether to keep the live channel open while signed in.
+        ///   - liveChannelTransport: the live channel's WebSocket transport; nil for URLSession's.
         public init(
             storageDirectory: URL? = nil, credentialStore: (any CredentialStore)? = nil,
             identityTokenProvider: IdentityTokenProvider? = nil,
             registrationCredentialsProvider: RegistrationCredentialsProvider? = nil,
             providerTimeoutSeconds: Double = 30, requestTimeoutSeconds: Double = 30,
             retryPolicy: RetryPolicy = RetryPolicy(), sessionOrigins: [URL] = [],
-            device: DeviceDescription? = .thisDevice()
+            device: DeviceDescription? = .thisDevice(), liveChannel: Bool = true,
+            liveChannelTransport: (any LiveChannelTransport)? = nil
         ) {
             self.storageDirectory = storageDirectory
             self.credentialStore = credentialStore
@@ -67,6 +88,8 @@ public actor VouchClient {
             self.retryPolicy = retryPolicy
             self.sessionOrigins = sessionOrigins
             self.device = device
+            self.liveChannel = liveChannel
+            self.liveChannelTransport = liveChannelTransport
         }
     }
 
@@ -109,6 +132,10 @@ public actor VouchClient {
     var retainedContainer: (userID: String, name: String)?
     let delegateBox = DelegateBox()
     var delegateTask: Task<Void, Never>?
+    /// The live channel while it runs (PROTOCOL §8.15): its socket, the session it follows.
+    var live: LiveRun?
+    /// Set for good once the transport or the server showed it has no live channel.
+    var liveUnavailable = false
 
     /// A client for one app (LayerKit's `clientWithAppID:`).
     ///
@@ -149,10 +176,16 @@ public actor VouchClient {
             break
         }
         self.transport = HTTPTransport(configuration: .ephemeral, requestTimeout: configuration.requestTimeoutSeconds)
+        // A session restored from the store opens the live channel without waiting for a call.
+        if session != nil, configuration.liveChannel {
+            Task { [weak self] in await self?.syncLiveChannel() }
+        }
     }
 
     deinit {
         delegateTask?.cancel()
+        live?.task?.cancel()
+        if let connection = live?.connection { Task { await connection.close(code: 1000, reason: "") } }
         hub.finish()
         stateHub.finish()
         transport.session.finishTasksAndInvalidate()
@@ -178,6 +211,8 @@ public actor VouchClient {
                 case .didAuthenticate(let user): await delegate.vouchClient(self, didAuthenticateAs: user)
                 case .didDeauthenticate(let userID, let reason): await delegate.vouchClient(self, didDeauthenticate: userID, reason: reason)
                 case .storedSessionDiscarded(let reason): await delegate.vouchClient(self, didDiscardStoredSession: reason)
+                case .liveChannelConnected, .liveChannelDisconnected, .liveChannelChallenge, .liveChannelReauthenticated:
+                    await delegate.vouchClient(self, liveChannelEvent: event)
                 }
             }
         }
@@ -197,13 +232,15 @@ public actor VouchClient {
     /// subscriber never misses the state it starts in.
     public nonisolated func states() -> AsyncStream<VouchClientState> { stateHub.subscribe() }
 
-    /// Publishes the state the client's fields describe; called after every change of them.
+    /// Publishes the state the client's fields describe, and brings the live channel in line with
+    /// them; called after every change of them.
     func publishState() {
         let state: VouchClientState =
             if let session { .signedIn(session.user) } else if let refresh {
                 refresh.reauthenticating.map { .reauthenticating($0) } ?? .signingIn(userID: refresh.userID)
             } else if !loaded { .unknown } else { .signedOut }
         stateHub.publish(state)
+        syncLiveChannel()
     }
 
     /// The signed-in user, restored from the store after a restart (the server checks the session

@@ -21,6 +21,20 @@ public enum VouchClientEvent: Sendable, Equatable {
     case didDeauthenticate(userID: String, reason: DeauthenticationReason)
     /// A stored session could not be used (corrupt, for another app or server) and was dropped.
     case storedSessionDiscarded(reason: String)
+    /// The live channel (PROTOCOL §8.15) is open and watched: the moment the server ends this
+    /// session, the client hears it, without waiting for a request to be refused. `sessionID` is
+    /// the session it follows.
+    case liveChannelConnected(sessionID: String?)
+    /// The live channel closed or could not open; the value says why and whether the client opens
+    /// it again. Requests keep working meanwhile: the server's 401s are answered as without it.
+    case liveChannelDisconnected(LiveChannelDisconnection)
+    /// The server ended the session and said so over the live channel: `reason` as in a 401, and
+    /// the wait the server asked for before the client asks its backend (a cutoff spreads its
+    /// answers). ``authenticationChallenge(nonce:reason:)`` and the rest follow as for a 401.
+    case liveChannelChallenge(reason: ChallengeReason, answerAfterSeconds: Double)
+    /// The client answered a live challenge over the channel itself: the new session is installed
+    /// (``didAuthenticate(_:)`` came just before) and the socket follows it without reconnecting.
+    case liveChannelReauthenticated(Identity)
 }
 
 /// LayerKit's `LYRClientDelegate`, for apps that prefer a delegate to `events()`.
@@ -36,6 +50,9 @@ public protocol VouchClientDelegate: AnyObject, Sendable {
     func vouchClient(_ client: VouchClient, didDeauthenticate userID: String, reason: DeauthenticationReason) async
     func vouchClient(_ client: VouchClient, didDeauthenticate userID: String) async
     func vouchClient(_ client: VouchClient, didDiscardStoredSession reason: String) async
+    /// Called with each of the live channel's events (``VouchClientEvent/liveChannelConnected(sessionID:)``
+    /// and the other `liveChannel` cases), for an app that shows the channel's state.
+    func vouchClient(_ client: VouchClient, liveChannelEvent event: VouchClientEvent) async
 }
 
 public extension VouchClientDelegate {
@@ -46,4 +63,5 @@ public extension VouchClientDelegate {
     }
     func vouchClient(_ client: VouchClient, didDeauthenticate userID: String) async {}
     func vouchClient(_ client: VouchClient, didDiscardStoredSession reason: String) async {}
+    func vouchClient(_ client: VouchClient, liveChannelEvent event: VouchClientEvent) async {}
 }

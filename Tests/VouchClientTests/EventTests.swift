@@ -26,6 +26,7 @@ import VouchClient
                 case .didAuthenticate(let user): "authenticated \(user.userID)"
                 case .didDeauthenticate(let userID, _): "deauthenticated \(userID)"
                 case .storedSessionDiscarded: "discarded"
+                case .liveChannelConnected, .liveChannelDisconnected, .liveChannelChallenge, .liveChannelReauthenticated: "live channel"
                 }
             }
             #expect(

@@ -42,6 +42,16 @@ struct AdminAPI: Sendable {
         _ = try await call("DELETE", "admin/apps/\(bare(appID))/users/\(escape(userID))/sessions", expect: 204)
     }
 
+    /// Sets how long a live challenge waits for its answer before the socket closes with 4001.
+    func setChallengeMargin(_ seconds: Int, appID: String) async throws {
+        _ = try await call("PATCH", "admin/apps/\(bare(appID))", ["challenge_margin_seconds": seconds], expect: 200)
+    }
+
+    /// Revokes one session by its public id (`DELETE /admin/sessions/<session_id>`).
+    func revokeSession(_ sessionID: String) async throws {
+        _ = try await call("DELETE", "admin/sessions/\(sessionID)", expect: 204)
+    }
+
     func activeSessions(of userID: String, appID: String) async throws -> Int {
         let answer = try await call("GET", "admin/apps/\(bare(appID))/users/\(escape(userID))", expect: 200)
         return answer.json["active_sessions"] as? Int ?? -1

@@ -22,7 +22,7 @@ final class FaultProxy: Sendable {
 
     let port: Int
     private let listener: Int32
-    private let upstreamPort: Int
+    private let upstreamPort: Mutex<Int>
     private let state = Mutex<(offline: Bool, open: Set<Int32>)>((false, []))
     private let accepted = Mutex(0)
 
@@ -32,7 +32,7 @@ final class FaultProxy: Sendable {
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     init(upstreamPort: Int) throws {
-        self.upstreamPort = upstreamPort
+        self.upstreamPort = Mutex(upstreamPort)
         signal(SIGPIPE, SIG_IGN)  // a write to a cut connection must fail, not end the test process
         let listener = socket(AF_INET, Self.streamType, 0)
         self.listener = listener
@@ -50,6 +50,10 @@ final class FaultProxy: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
         Thread.detachNewThread { [self] in acceptLoop() }
     }
+
+    /// Relays new connections to another port from now on (a second server instance); open ones
+    /// stay where they are.
+    func redirect(toPort port: Int) { upstreamPort.withLock { $0 = port } }
 
     /// Offline: cuts every open connection and refuses new ones; online again: relays.
     func setOffline(_ offline: Bool) {
@@ -80,7 +84,7 @@ final class FaultProxy: Sendable {
                 continue
             }
             let upstream = socket(AF_INET, Self.streamType, 0)
-            var address = Self.loopback(port: upstreamPort)
+            var address = Self.loopback(port: upstreamPort.withLock { $0 })
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }

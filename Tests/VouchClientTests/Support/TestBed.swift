@@ -26,6 +26,8 @@ struct TestBed: Sendable {
     let scratch: URL
     /// Seconds added to the server's clock (for the clock-skew tests).
     let serverClockOffset: Shared<Int64>
+    /// Starts a second instance of the server on the same store (see `secondInstance`).
+    private let runSecondInstance: @Sendable (_ body: @Sendable (URL) async throws -> Void) async throws -> Void
 
     static func run(rateLimit: Int = 0, _ body: @Sendable (TestBed) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-client-\(UUID().uuidString)")
@@ -48,6 +50,13 @@ struct TestBed: Sendable {
             let server = try await VouchServer.makeApplication(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
                 store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
+            let runSecondInstance: @Sendable (@Sendable (URL) async throws -> Void) async throws -> Void = { body in
+                let secondPort = Shared(0)
+                let second = try await VouchServer.makeApplication(
+                    configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
+                    store: store, logger: logger, clocks: clocks, onServerRunning: { secondPort.set($0) })
+                try await second.test(.live) { _ in try await body(URL(string: "http://127.0.0.1:\(secondPort.value)")!) }
+            }
             try await server.test(.live) { _ in
                 let serverURL = URL(string: "http://127.0.0.1:\(port.value)")!
                 let admin = AdminAPI(serverURL: serverURL, token: adminToken)
@@ -62,7 +71,7 @@ struct TestBed: Sendable {
                         TestBed(
                             serverURL: serverURL, appID: setup.appID,
                             backendURL: URL(string: "http://127.0.0.1:\(backendPort.value)")!,
-                            scratch: scratch, serverClockOffset: offset))
+                            scratch: scratch, serverClockOffset: offset, runSecondInstance: runSecondInstance))
                 }
             }
         } catch {
@@ -74,18 +83,42 @@ struct TestBed: Sendable {
 
     var admin: AdminAPI { AdminAPI(serverURL: serverURL, token: Self.adminToken) }
 
+    /// Runs `body` with a second instance of the server on the same store (its URL), and shuts
+    /// that instance down gracefully when `body` returns, as SIGTERM would.
+    func secondInstance<T: Sendable>(_ body: @escaping @Sendable (URL) async throws -> T) async throws -> T {
+        let result = Shared<T?>(nil)
+        try await runSecondInstance { url in result.set(try await body(url)) }
+        guard let value = result.withLock({ $0 }) else { throw TestFailure("the second instance's body returned nothing") }
+        return value
+    }
+
     /// The app's backend as the client sees it, counting its calls.
     func backend(_ behaviour: Backend.Behaviour = .mint) -> Backend {
         Backend(url: backendURL, appID: appID, behaviour: behaviour)
+    }
+
+    /// How a test client's live channel is set up.
+    enum LiveChannel {
+        /// Off: the tests of the HTTP behaviour count their events exactly.
+        case off
+        /// On, over this transport.
+        case over(any LiveChannelTransport)
+        /// On, with the SDK's default transport (URLSession's).
+        case platformDefault
     }
 
     /// A client for the app with its storage in this test's scratch directory.
     func client(
         backend: Backend? = nil, storage: URL? = nil, serverURL: URL? = nil, providerTimeout: Double = 30,
         retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelaySeconds: 0.05, maximumDelaySeconds: 0.2),
-        sessionOrigins: [URL] = [], device: DeviceDescription? = .thisDevice()
+        sessionOrigins: [URL] = [], device: DeviceDescription? = .thisDevice(), liveChannel: LiveChannel = .off
     ) throws -> VouchClient {
-        try VouchClient(
+        let transport: (any LiveChannelTransport)? =
+            switch liveChannel {
+            case .over(let transport): transport
+            case .off, .platformDefault: nil
+            }
+        return try VouchClient(
             serverURL: serverURL ?? self.serverURL, appID: appID,
             configuration: .init(
                 storageDirectory: storage ?? scratch,
@@ -93,7 +126,7 @@ struct TestBed: Sendable {
                 identityTokenProvider: backend?.identityTokenProvider,
                 registrationCredentialsProvider: backend?.registrationProvider,
                 providerTimeoutSeconds: providerTimeout, retryPolicy: retryPolicy, sessionOrigins: sessionOrigins,
-                device: device))
+                device: device, liveChannel: liveChannel.isOn, liveChannelTransport: transport))
     }
 
     /// `GET /users/me` with a raw session token, bypassing the client: what the server thinks.
@@ -102,5 +135,12 @@ struct TestBed: Sendable {
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+}
+
+extension TestBed.LiveChannel {
+    var isOn: Bool {
+        if case .off = self { return false }
+        return true
     }
 }
