@@ -5,6 +5,7 @@
 #
 #   ./scripts/bench.sh [--seconds 10] [--signins 40000] [--connections 64] [--rounds 3]
 #   ./scripts/bench.sh --smoke      # tiny counts on the debug build: proves it runs (CI)
+#   ./scripts/bench.sh --live-sockets 10000   # the live channel's sockets instead (docs/PERFORMANCE.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v wrk >/dev/null || { echo "bench.sh: wrk is missing (apt-get install wrk)" >&2; exit 1; }

@@ -51,8 +51,11 @@ public struct LiveReach: Sendable {
             }
             var report = LiveReachReport()
             for index in 0..<endings {
+                let sent = ContinuousClock.now
                 let returned = try await revoke(client, catalogue: catalogue, user: "live-\(index)")
-                report.record(await heard(sockets[index], since: returned), socket: index, into: \.latencies)
+                let frame = await heard(sockets[index], since: returned)
+                report.record(frame, socket: index, into: \.latencies)
+                if let frame { report.fromRequest.append(frame + (returned - sent)) }
             }
             if endingsWhileAway > 0 {
                 try await terminateListeners(databaseURL, logger: logger)
@@ -109,8 +112,11 @@ public struct LiveReach: Sendable {
 
 /// What the live reach measured.
 public struct LiveReachReport: Sendable, CustomStringConvertible {
-    /// From an ending's answer on instance B to the challenge on instance A's socket.
+    /// From an ending's answer on instance B to the challenge on instance A's socket (negative
+    /// when the frame arrived before the answer did).
     public var latencies: [Duration] = []
+    /// From the ending's request to the challenge.
+    public var fromRequest: [Duration] = []
     /// The same for endings made while A's listener was away.
     public var catchUpLatencies: [Duration] = []
     /// Sockets that never heard their challenge.
@@ -138,7 +144,9 @@ public struct LiveReachReport: Sendable, CustomStringConvertible {
         }
         var lines = [
             "live reach: \(latencies.count) endings across instances, p50 \(milliseconds(Self.quantile(latencies, 0.5))), "
-                + "p99 \(milliseconds(Self.quantile(latencies, 0.99))), max \(milliseconds(latencies.max() ?? .zero))"
+                + "p99 \(milliseconds(Self.quantile(latencies, 0.99))), max \(milliseconds(latencies.max() ?? .zero)) "
+                + "after the answer; p50 \(milliseconds(Self.quantile(fromRequest, 0.5))), "
+                + "p99 \(milliseconds(Self.quantile(fromRequest, 0.99))) after the request was sent"
         ]
         if !catchUpLatencies.isEmpty || endedWhileAway {
             lines.append(
