@@ -438,23 +438,34 @@ def resident_mb(pid):
     return float("nan")
 
 
+BENCH_ADMIN_TOKEN = "benchmark-admin-token-0123456789"
+
+
+def start_scratch_server(vouch, scratch, options=(), preexec_fn=None):
+    """One vouch serve on a fresh data directory under scratch (SQLite, no rate limit), once it
+    answers /health: (process, base URL)."""
+    data = os.path.join(scratch, "data")
+    os.mkdir(data, 0o700)
+    port = free_port()
+    server = subprocess.Popen([vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0",
+                               "--log-level", "error"] + list(options),
+                              env=dict(os.environ, VOUCH_ADMIN_TOKEN=BENCH_ADMIN_TOKEN), stdout=subprocess.DEVNULL,
+                              preexec_fn=preexec_fn)
+    base = f"http://127.0.0.1:{port}"
+    wait_for(base + "/health", server)
+    return server, base
+
+
 def memory_run(arguments, vouch, bench):
     """--memory: the server's resident memory across a million nonces and 200 000 sessions that
     are created and then expire (issue 10's target: at most 50 MB of growth)."""
     nonces_target, sessions_target = (20000, 2000) if arguments.smoke else (1_000_000, arguments.memory_sessions)
     ttl = 30
     scratch = tempfile.mkdtemp(prefix="vouch-bench-memory-")
-    admin = "benchmark-admin-token-0123456789"
+    admin = BENCH_ADMIN_TOKEN
     server = None
     try:
-        data = os.path.join(scratch, "data")
-        os.mkdir(data, 0o700)
-        port = free_port()
-        server = subprocess.Popen([vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0",
-                                   "--log-level", "error"], env=dict(os.environ, VOUCH_ADMIN_TOKEN=admin),
-                                  stdout=subprocess.DEVNULL)
-        base = f"http://127.0.0.1:{port}"
-        wait_for(base + "/health", server)
+        server, base = start_scratch_server(vouch, scratch)
         stages = [("started", resident_mb(server.pid))]
         warm = measure("warm-up", [server.pid], [base + "/nonces"], 2, arguments.connections,
                        script=os.path.join(HERE, "bench", "post_nonces.lua"))
@@ -505,18 +516,10 @@ def live_sockets_run(arguments, vouch, bench):
     sockets = 200 if arguments.smoke else arguments.live_sockets
     idle = 2 if arguments.smoke else arguments.live_idle_seconds
     scratch = tempfile.mkdtemp(prefix="vouch-bench-live-")
-    admin = "benchmark-admin-token-0123456789"
+    admin = BENCH_ADMIN_TOKEN
     server = None
     try:
-        data = os.path.join(scratch, "data")
-        os.mkdir(data, 0o700)
-        port = free_port()
-        server = subprocess.Popen([vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0",
-                                   "--log-level", "error"] + arguments.serve_option,
-                                  env=dict(os.environ, VOUCH_ADMIN_TOKEN=admin), stdout=subprocess.DEVNULL,
-                                  preexec_fn=raise_descriptor_limit)
-        base = f"http://127.0.0.1:{port}"
-        wait_for(base + "/health", server)
+        server, base = start_scratch_server(vouch, scratch, arguments.serve_option, preexec_fn=raise_descriptor_limit)
         print(f"== live channel: {sockets} idle sockets on one vouch serve (SQLite), then a cutoff of their app")
         subprocess.run([bench, "live-sockets", "--server", base, "--admin-token", admin, "--pid", str(server.pid),
                         "--sockets", str(sockets), "--idle-seconds", str(idle)], check=True,
