@@ -148,6 +148,18 @@ struct LiveChannelTests {
         }
     }
 
+    @Test("a frame over 16 KiB closes the socket with 1009")
+    func oversizedFrame() async throws {
+        try await LiveServer.run { server in
+            let fixture = try await Fixture.make(server)
+            let alice = try await DeviceAPITests.signIn(fixture, user: "alice")
+            let (socket, _) = try await Self.open(server, token: alice.token)
+            try await socket.send(#"{"type": "authenticate", "identity_token": "\#(String(repeating: "a", count: 17 * 1024))"}"#)
+            #expect(await socket.end() == .closed(code: 1009, reason: nil))
+            #expect(try await server.request(.GET, "/users/me", headers: Self.bearer(alice.token)).status == 200)
+        }
+    }
+
     @Test("upgrades are refused as routes answer: 401 challenge, 426 without the upgrade, 429 past 8 sockets")
     func refusals() async throws {
         try await LiveServer.run { server in
