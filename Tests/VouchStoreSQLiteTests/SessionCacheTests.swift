@@ -162,11 +162,12 @@ struct SessionCacheTests {
                     let stop = ManagedAtomicFlag()
                     for _ in 0..<3 {
                         group.addTask {
-                            // A kept answer returns without suspending: yield, or these three
-                            // would hold the concurrency pool's threads and starve the revocation.
+                            // A kept answer returns without suspending: pause between reads, or
+                            // these three would hold the concurrency pool's threads and starve the
+                            // revocation (and every other test running beside this one).
                             while !stop.isSet {
                                 _ = try await store.sessionLookup(tokenHash: token)
-                                await Task.yield()
+                                try await Task.sleep(for: .microseconds(100))
                             }
                         }
                     }
