@@ -8,7 +8,7 @@ import VouchStoreConformance
 import VouchTestSupport
 @testable import VouchStoreSQLite
 
-@Suite("SQLiteStore", .timeLimit(.minutes(2)))
+@Suite("SQLiteStore", .timeLimit(.minutes(5)))
 struct SQLiteStoreTests {
     /// The shared `Store` conformance checks, each against a fresh database file, with every read
     /// on a connection other than the writer's: queued (`.always`) and on the caller's thread

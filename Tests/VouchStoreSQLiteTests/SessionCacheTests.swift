@@ -10,7 +10,7 @@ import VouchTestSupport
 /// The session cache may answer an authenticated request only with what the file says: every
 /// write that changes a kept answer drops it before it returns, a read that raced a write is not
 /// kept, and no other store can write the file behind the cache's back.
-@Suite("Session cache", .timeLimit(.minutes(2)))
+@Suite("Session cache", .timeLimit(.minutes(5)))
 struct SessionCacheTests {
     /// A session of `user`, read once through `sessionLookup` so that it is kept.
     static func keptSession(
