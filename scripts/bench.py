@@ -37,6 +37,7 @@ across two instances on that throwaway PostgreSQL database (`vouch-benchmark liv
 
 import argparse
 import collections
+import contextlib
 import os
 import platform
 import resource
@@ -441,19 +442,29 @@ def resident_mb(pid):
 BENCH_ADMIN_TOKEN = "benchmark-admin-token-0123456789"
 
 
-def start_scratch_server(vouch, scratch, options=(), preexec_fn=None):
-    """One vouch serve on a fresh data directory under scratch (SQLite, no rate limit), once it
-    answers /health: (process, base URL)."""
-    data = os.path.join(scratch, "data")
-    os.mkdir(data, 0o700)
-    port = free_port()
-    server = subprocess.Popen([vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0",
-                               "--log-level", "error"] + list(options),
-                              env=dict(os.environ, VOUCH_ADMIN_TOKEN=BENCH_ADMIN_TOKEN), stdout=subprocess.DEVNULL,
-                              preexec_fn=preexec_fn)
-    base = f"http://127.0.0.1:{port}"
-    wait_for(base + "/health", server)
-    return server, base
+@contextlib.contextmanager
+def scratch_server(vouch, prefix, options=(), preexec_fn=None):
+    """One vouch serve on a fresh data directory (SQLite, no rate limit), once it answers /health:
+    yields (process, base URL); stopped with SIGTERM afterwards and its directory removed."""
+    scratch = tempfile.mkdtemp(prefix=prefix)
+    server = None
+    try:
+        data = os.path.join(scratch, "data")
+        os.mkdir(data, 0o700)
+        port = free_port()
+        server = subprocess.Popen([vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0",
+                                   "--log-level", "error"] + list(options),
+                                  env=dict(os.environ, VOUCH_ADMIN_TOKEN=BENCH_ADMIN_TOKEN), stdout=subprocess.DEVNULL,
+                                  preexec_fn=preexec_fn)
+        base = f"http://127.0.0.1:{port}"
+        wait_for(base + "/health", server)
+        yield server, base, scratch
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    finally:
+        if server is not None and server.poll() is None:
+            server.kill()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def memory_run(arguments, vouch, bench):
@@ -461,11 +472,8 @@ def memory_run(arguments, vouch, bench):
     are created and then expire (issue 10's target: at most 50 MB of growth)."""
     nonces_target, sessions_target = (20000, 2000) if arguments.smoke else (1_000_000, arguments.memory_sessions)
     ttl = 30
-    scratch = tempfile.mkdtemp(prefix="vouch-bench-memory-")
     admin = BENCH_ADMIN_TOKEN
-    server = None
-    try:
-        server, base = start_scratch_server(vouch, scratch)
+    with scratch_server(vouch, "vouch-bench-memory-") as (server, base, scratch):
         stages = [("started", resident_mb(server.pid))]
         warm = measure("warm-up", [server.pid], [base + "/nonces"], 2, arguments.connections,
                        script=os.path.join(HERE, "bench", "post_nonces.lua"))
@@ -492,12 +500,6 @@ def memory_run(arguments, vouch, bench):
         measure("expired sessions asked", [server.pid], [base + "/users/me"], 2, arguments.connections,
                 headers=[f"Authorization: Bearer {session}"])
         stages.append((f"after every session expired ({ttl} s) and was asked for", resident_mb(server.pid)))
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
-    finally:
-        if server is not None and server.poll() is None:
-            server.kill()
-        shutil.rmtree(scratch, ignore_errors=True)
     print("== resident memory of vouch serve (VmRSS)")
     baseline = stages[1][1]
     for name, megabytes in stages:
@@ -515,21 +517,12 @@ def live_sockets_run(arguments, vouch, bench):
     """--live-sockets N: idle sockets of the live channel on one vouch serve, then a cutoff."""
     sockets = 200 if arguments.smoke else arguments.live_sockets
     idle = 2 if arguments.smoke else arguments.live_idle_seconds
-    scratch = tempfile.mkdtemp(prefix="vouch-bench-live-")
-    admin = BENCH_ADMIN_TOKEN
-    server = None
-    try:
-        server, base = start_scratch_server(vouch, scratch, arguments.serve_option, preexec_fn=raise_descriptor_limit)
+    with scratch_server(vouch, "vouch-bench-live-", arguments.serve_option,
+                        preexec_fn=raise_descriptor_limit) as (server, base, _):
         print(f"== live channel: {sockets} idle sockets on one vouch serve (SQLite), then a cutoff of their app")
-        subprocess.run([bench, "live-sockets", "--server", base, "--admin-token", admin, "--pid", str(server.pid),
-                        "--sockets", str(sockets), "--idle-seconds", str(idle)], check=True,
+        subprocess.run([bench, "live-sockets", "--server", base, "--admin-token", BENCH_ADMIN_TOKEN,
+                        "--pid", str(server.pid), "--sockets", str(sockets), "--idle-seconds", str(idle)], check=True,
                        preexec_fn=raise_descriptor_limit)
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
-    finally:
-        if server is not None and server.poll() is None:
-            server.kill()
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def openssl_rsa_verify_per_second(seconds):

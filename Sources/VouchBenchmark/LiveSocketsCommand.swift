@@ -1,4 +1,5 @@
 import Foundation
+import VouchCutoffRace
 import VouchLiveTestSupport
 
 /// `vouch-benchmark live-sockets`: many idle authenticated sockets on one running `vouch serve`
@@ -60,8 +61,8 @@ struct LiveSocketsCommand {
         }
         print(
             "cutoff of the app: \(delivered.count) sockets heard it (\(missed) missed); after the cutoff returned: "
-                + "p50 \(Self.text(Self.quantile(delivered, 0.5))), p99 \(Self.text(Self.quantile(delivered, 0.99))), "
-                + "last \(Self.text(delivered.max() ?? .zero))")
+                + "p50 \(LiveReachReport.milliseconds(LiveReachReport.quantile(delivered, 0.5))), p99 \(LiveReachReport.milliseconds(LiveReachReport.quantile(delivered, 0.99))), "
+                + "last \(LiveReachReport.milliseconds(delivered.max() ?? .zero))")
         print(
             "identity tokens the backend is asked for, by second: peak \(Self.peakPerSecond(asks)) a second with the spread, "
                 + "\(Self.peakPerSecond(delivered)) a second without it")
@@ -71,16 +72,6 @@ struct LiveSocketsCommand {
     /// The most identity-token requests that fall in any one-second bucket.
     static func peakPerSecond(_ offsets: [Duration]) -> Int {
         Dictionary(grouping: offsets) { $0.components.seconds }.values.map(\.count).max() ?? 0
-    }
-
-    static func quantile(_ values: [Duration], _ fraction: Double) -> Duration {
-        guard !values.isEmpty else { return .zero }
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
-    }
-
-    static func text(_ value: Duration) -> String {
-        String(format: "%.1f ms", Double(value.components.seconds) * 1000 + Double(value.components.attoseconds) / 1e15)
     }
 
     /// `count` results of `work`, at most `width` at a time, in order.

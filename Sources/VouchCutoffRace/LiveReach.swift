@@ -138,10 +138,13 @@ public struct LiveReachReport: Sendable, CustomStringConvertible {
         return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
     }
 
+    /// `value` in milliseconds to a tenth, for reports.
+    public static func milliseconds(_ value: Duration) -> String {
+        String(format: "%.1f ms", Double(value.components.seconds) * 1000 + Double(value.components.attoseconds) / 1e15)
+    }
+
     public var description: String {
-        func milliseconds(_ value: Duration) -> String {
-            String(format: "%.1f ms", Double(value.components.seconds) * 1000 + Double(value.components.attoseconds) / 1e15)
-        }
+        let milliseconds = Self.milliseconds
         var lines = [
             "live reach: \(latencies.count) endings across instances, p50 \(milliseconds(Self.quantile(latencies, 0.5))), "
                 + "p99 \(milliseconds(Self.quantile(latencies, 0.99))), max \(milliseconds(latencies.max() ?? .zero)) "

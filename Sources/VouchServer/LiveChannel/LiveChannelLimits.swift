@@ -8,8 +8,6 @@ enum LiveChannelLimits {
     static let pingInterval: Duration = .seconds(30)
     /// How long a close handshake may take before the connection is dropped.
     static let closeTimeout: Duration = .seconds(5)
-    /// A ticket's lifetime.
-    static let ticketLifetimeSeconds: Int64 = 30
     /// The subprotocol the server selects whenever the client offers it.
     static let subprotocol = "vouch.live.v1"
     /// A ticket is offered as the subprotocol `vouch.ticket.<ticket>`.

@@ -142,8 +142,6 @@ actor LiveHub {
         byApp.mapValues(\.count)
     }
 
-    var socketCount: Int { watches.count }
-
     // MARK: Endings
 
     /// Applies one entry of the log to the sockets it reaches.

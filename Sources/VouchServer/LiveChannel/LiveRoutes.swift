@@ -23,7 +23,7 @@ struct LiveRoutes {
         var bytes = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeMutableBytes { SecureRandom.fill($0) }
         let ticket = Base64URL.encode(bytes)
-        let expiresAt = authenticator.clock() + LiveChannelLimits.ticketLifetimeSeconds
+        let expiresAt = authenticator.clock() + LiveTicket.maximumLifetimeSeconds
         try await authenticator.store.createLiveTicket(
             LiveTicket(
                 ticketHash: Array(SHA256.hash(data: Array(ticket.utf8))), sessionTokenHash: caller.session.tokenHash,
