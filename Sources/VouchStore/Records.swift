@@ -11,16 +11,35 @@ public struct AppRecord: Sendable, Equatable {
     /// How long a client has to answer a challenge pushed on the live channel before its socket
     /// is closed (PROTOCOL §8.15).
     public var challengeMarginSeconds: Int64
+    /// How long an access token minted for one of its sessions lives (PROTOCOL §8.16).
+    public var accessTokenTTLSeconds: Int64
+    /// The audiences (`aud`) an access token may be minted for besides the default one, the
+    /// app's id: the app's other services, each pinning its own.
+    public var audiences: [String]
 
     public init(
         id: UUID, name: String, sessionTTLSeconds: Int64, createdAt: Int64,
-        challengeMarginSeconds: Int64 = AppRecord.defaultChallengeMarginSeconds
+        challengeMarginSeconds: Int64 = AppRecord.defaultChallengeMarginSeconds,
+        accessTokenTTLSeconds: Int64 = AppRecord.defaultAccessTokenTTLSeconds, audiences: [String] = []
     ) {
         self.id = id
         self.name = name
         self.sessionTTLSeconds = sessionTTLSeconds
         self.createdAt = createdAt
         self.challengeMarginSeconds = challengeMarginSeconds
+        self.accessTokenTTLSeconds = accessTokenTTLSeconds
+        self.audiences = audiences
+    }
+
+    /// Five minutes, the longest allowed: a token outlives its session's ending only where no
+    /// one follows the endings, and then by at most this.
+    public static let defaultAccessTokenTTLSeconds: Int64 = 300
+    public static let accessTokenTTLRange: ClosedRange<Int64> = 1...300
+    /// At most this many registered audiences per app.
+    public static let maximumAudiences = 20
+    /// An audience is 1…200 characters of printable ASCII without spaces (a URL or a name).
+    public static func isValidAudience(_ audience: String) -> Bool {
+        (1...200).contains(audience.utf8.count) && audience.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     public static let defaultChallengeMarginSeconds: Int64 = 30
@@ -34,11 +53,19 @@ public struct AppChanges: Sendable, Equatable {
     public var name: String?
     public var sessionTTLSeconds: Int64?
     public var challengeMarginSeconds: Int64?
+    public var accessTokenTTLSeconds: Int64?
+    /// Replaces the whole list.
+    public var audiences: [String]?
 
-    public init(name: String? = nil, sessionTTLSeconds: Int64? = nil, challengeMarginSeconds: Int64? = nil) {
+    public init(
+        name: String? = nil, sessionTTLSeconds: Int64? = nil, challengeMarginSeconds: Int64? = nil,
+        accessTokenTTLSeconds: Int64? = nil, audiences: [String]? = nil
+    ) {
         self.name = name
         self.sessionTTLSeconds = sessionTTLSeconds
         self.challengeMarginSeconds = challengeMarginSeconds
+        self.accessTokenTTLSeconds = accessTokenTTLSeconds
+        self.audiences = audiences
     }
 }
 

@@ -173,6 +173,34 @@ public protocol Store: Sendable {
     /// never both succeed.
     func consumeLiveTicket(hash: [UInt8], now: Int64) async throws -> [UInt8]?
 
+    // MARK: Vouch's signing keys (`SigningKeyRecord`)
+    /// Every signing key kept, by ascending `sequence`.
+    func signingKeys() async throws -> [SigningKeyRecord]
+    /// Adds the key unless its `sequence` (or `keyID`) is taken; returns whether it was added.
+    /// Two instances adding the same successor at once: exactly one succeeds, the other gets
+    /// `false` and nothing written.
+    func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool
+    /// Deletes the keys with a sequence below `sequence` (keys no longer published); returns how
+    /// many went.
+    @discardableResult
+    func deleteSigningKeys(below sequence: Int64) async throws -> Int
+
+    // MARK: Service credentials (`ServiceCredentialRecord`)
+    /// Throws `.notFound` for an unknown app, `.alreadyExists` for an id or hash in use.
+    func createServiceCredential(_ credential: ServiceCredentialRecord) async throws
+    /// The credential with this hash, revoked or not; `nil` for none.
+    func serviceCredential(hash: [UInt8]) async throws -> ServiceCredentialRecord?
+    /// The app's credentials, revoked ones included, oldest first.
+    func serviceCredentials(appID: UUID) async throws -> [ServiceCredentialRecord]
+    /// Revokes the app's credential (a revoked one is returned as it is, its first revocation
+    /// time kept); returns it. Throws `.notFound` when the app has no such credential.
+    func revokeServiceCredential(id: UUID, appID: UUID, now: Int64) async throws -> ServiceCredentialRecord
+
+    // MARK: What a suspension ended
+    /// The public ids of the user's sessions that a suspension logged at `endedAt` ended (ended at
+    /// that second with `.userSuspended`), so that a reader of the log of endings can name them.
+    func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID]
+
     /// Cheap round trip for `GET /health`.
     func ping() async throws
     /// Releases the database; the store must not be used afterwards.
