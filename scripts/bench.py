@@ -705,6 +705,21 @@ def main():
                 wal_samples.append(wal_copy)
             results.append(measure("vouch GET /users/me", pids, [b + "/users/me" for b in bases], seconds, connections,
                                    with_database, headers=[f"Authorization: Bearer {session}"]))
+            # PROTOCOL §8.16: minting an access token, and a service's introspection of a session
+            # token and of an access token (the same token each time, as a service asking about
+            # one user's requests would).
+            with open(os.path.join(prepared, "access-token.txt")) as handle:
+                access_token = handle.read().strip()
+            with open(os.path.join(prepared, "service-credential.txt")) as handle:
+                credential = handle.read().strip()
+            results.append(measure("vouch POST access-token", pids, [b + "/sessions/access-token" for b in bases], seconds,
+                                   connections, with_database, script=os.path.join(HERE, "bench", "post_empty.lua"),
+                                   headers=[f"Authorization: Bearer {session}"]))
+            for kind, token in (("session", session), ("access", access_token)):
+                results.append(measure(f"vouch POST /introspect {kind}", pids,
+                                       [(b + "/introspect", {"FORM": f"token={token}"}) for b in bases], seconds,
+                                       connections, with_database, script=os.path.join(HERE, "bench", "post_form.lua"),
+                                       headers=[f"Authorization: Bearer {credential}"]))
             # The bare app once more at the round's end: every ratio is to the mean of the two, so
             # that the host's drift over the round weighs on the floor as on the routes between.
             results.append(measure(BARE_AGAIN, [bare.pid], [bare_base + "/nonces"], seconds, connections,

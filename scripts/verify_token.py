@@ -6,6 +6,11 @@ produce, and handy by hand:
 
     python3 scripts/verify_token.py layer --public-key public.pem TOKEN
     python3 scripts/verify_token.py sinch --application-secret SECRET TOKEN [--ignore-expiry]
+    python3 scripts/verify_token.py access --issuer URL --audience AUD TOKEN
+
+`access` checks a Vouch access token (PROTOCOL §8.16) as a generic JWT library would, knowing only
+the issuer: the JWKS is found through `<issuer>/.well-known/openid-configuration` and fetched by
+PyJWT's own client.
 
 TOKEN may be `-` to read it from standard input. On success the claims are printed as one JSON
 object (sorted keys) and the exit status is 0; a token that does not verify exits 1 with the reason
@@ -105,6 +110,20 @@ def verify_sinch(token, secret_base64, ignore_expiry):
     return claims
 
 
+def verify_access(token, issuer, audience):
+    import urllib.request
+    with urllib.request.urlopen(issuer + "/.well-known/openid-configuration", timeout=10) as response:
+        discovery = json.load(response)
+    if discovery.get("issuer") != issuer:
+        raise Invalid("the discovery document names another issuer: %r" % discovery.get("issuer"))
+    header = jwt.get_unverified_header(token)
+    if header.get("typ") != "at+jwt":
+        raise Invalid("typ is %r, not at+jwt" % header.get("typ"))
+    key = jwt.PyJWKClient(discovery["jwks_uri"]).get_signing_key_from_jwt(token)
+    return jwt.decode(token, key.key, algorithms=["ES256"], audience=audience, issuer=issuer,
+                      options={"require": ["exp", "iat", "iss", "aud", "sub", "jti"]})
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Verify a Vouch token with PyJWT and print its claims as JSON.")
     sub = parser.add_subparsers(dest="profile", required=True)
@@ -115,11 +134,17 @@ def main(argv=None):
     sinch.add_argument("--application-secret", required=True, help="the app's registration secret (base64)")
     sinch.add_argument("--ignore-expiry", action="store_true", help="do not check exp / iat against the clock")
     sinch.add_argument("token")
+    access = sub.add_parser("access", help="a Vouch access token (ES256), its keys found from the issuer alone")
+    access.add_argument("--issuer", required=True, help="Vouch's public URL")
+    access.add_argument("--audience", required=True)
+    access.add_argument("token")
     args = parser.parse_args(argv)
 
     token = read_token(args.token)
     try:
-        if args.profile == "layer":
+        if args.profile == "access":
+            claims = verify_access(token, args.issuer, args.audience)
+        elif args.profile == "layer":
             with open(args.public_key, "rb") as handle:
                 claims = verify_layer(token, handle.read())
         else:

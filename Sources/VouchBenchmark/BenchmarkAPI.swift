@@ -62,6 +62,21 @@ struct BenchmarkAPI: Sendable {
         return ContinuousClock.now
     }
 
+    /// An access token for the session (PROTOCOL §8.16).
+    func accessToken(_ session: String) async throws -> String {
+        try field(
+            try await call(.POST, "/sessions/access-token", nil, headers: ["Authorization": "Bearer \(session)"], expect: 200),
+            "access_token")
+    }
+
+    /// A service credential of the app.
+    func serviceCredential(appID: String) async throws -> String {
+        let bare = String(appID.split(separator: "/").last ?? "")
+        return try field(
+            try await call(.POST, "/admin/apps/\(bare)/service-credentials", #"{"name":"benchmark"}"#, admin: true, expect: 201),
+            "credential")
+    }
+
     func currentUser(_ session: String) async throws {
         _ = try await call(.GET, "/users/me", nil, headers: ["Authorization": "Bearer \(session)"], expect: 200)
     }

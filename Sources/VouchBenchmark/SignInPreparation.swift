@@ -3,7 +3,8 @@ import VouchTokens
 
 /// Sets up a running `vouch serve` for wrk: an app, a provider bound to it, a generated key, then
 /// `count` sign-in bodies, each with its own nonce and token (a token signs in once), written one
-/// per line to `signins.jsonl`, one live session token in `session.txt`, and the key's public half
+/// per line to `signins.jsonl`, one live session token in `session.txt`, an access token of it in
+/// `access-token.txt`, a service credential in `service-credential.txt`, and the key's public half
 /// in `public-key.pem` (for the bare app's sign-in floor). Minting runs on
 /// every core: it is the app backend's work, not the server's, and happens before the clock runs.
 struct SignInPreparation {
@@ -19,6 +20,9 @@ struct SignInPreparation {
         let session = try await api.signIn(world)
         try Data(session.utf8).write(to: directory.appendingPathComponent("session.txt"))
         try Data(world.publicKeyPEM.utf8).write(to: directory.appendingPathComponent("public-key.pem"))
+        try Data(try await api.accessToken(session).utf8).write(to: directory.appendingPathComponent("access-token.txt"))
+        try Data(try await api.serviceCredential(appID: world.appID).utf8)
+            .write(to: directory.appendingPathComponent("service-credential.txt"))
 
         let lines = try await Self.bodies(count, world: world, api: api)
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: directory.appendingPathComponent("signins.jsonl"))

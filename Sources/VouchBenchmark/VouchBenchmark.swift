@@ -5,6 +5,9 @@ import Foundation
 ///     vouch-benchmark tokens [SECONDS] [--only NAME]
 ///                                           in-process token verification against the raw primitives
 ///                                           (--only: the measurements whose name contains NAME, to profile one)
+///     vouch-benchmark access-token-algorithms [SECONDS]
+///                                           RS256, ES256 and EdDSA sign and verify costs and token
+///                                           sizes for an access token, then Vouch's whole mint and read
 ///     vouch-benchmark bare --port PORT [--public-key FILE]
 ///                                           the floors: a bare Hummingbird app answering POST /nonces,
 ///                                           and with a provider's public key (PEM) also POST /sessions
@@ -47,6 +50,8 @@ struct VouchBenchmark {
                 try await TokenBenchmarks.run(
                     seconds: arguments.first.flatMap(Double.init) ?? 3,
                     only: try option("--only", in: arguments))
+            case "access-token-algorithms":
+                try await AccessTokenAlgorithms.run(seconds: arguments.first.flatMap(Double.init) ?? 2)
             case "bare":
                 let publicKeyPEM = try option("--public-key", in: arguments).map { try String(contentsOfFile: $0, encoding: .utf8) }
                 try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099, publicKeyPEM: publicKeyPEM)

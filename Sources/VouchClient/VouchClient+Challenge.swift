@@ -116,6 +116,7 @@ extension VouchClient {
         // The current session is over: deauthenticated now, whatever happens next.
         let definitive = challenge.reason == .sessionRevoked || challenge.reason == .userSuspended || challenge.reason == .sessionSignedOut
         session = nil
+        accessTokens.removeAll()
         generation &+= 1
         // Data goes only while no other client over this storage has signed someone in since.
         let storeIsFree = unpersist()

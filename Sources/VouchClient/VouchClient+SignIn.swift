@@ -50,6 +50,7 @@ extension VouchClient {
         let signedOutUser = session?.user.userID ?? refresh?.reauthenticating?.userID
         generation &+= 1
         session = nil
+        accessTokens.removeAll()
         refresh?.task.cancel()
         refresh = nil
         retainedContainer = nil

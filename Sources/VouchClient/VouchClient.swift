@@ -136,6 +136,9 @@ public actor VouchClient {
     var live: LiveRun?
     /// Set for good once the transport or the server showed it has no live channel.
     var liveUnavailable = false
+    /// Access tokens by audience (`""` for the app's id), each with its lifetime when minted;
+    /// one is used only while its session is the current one.
+    var accessTokens: [String: (token: AccessToken, lifetime: TimeInterval)] = [:]
 
     /// A client for one app (LayerKit's `clientWithAppID:`).
     ///

@@ -6,17 +6,28 @@ public struct CreateAppRequest: Codable, Sendable, Equatable {
     public var sessionTTLSeconds: Int64?
     /// How long a client has to answer a live-channel challenge (PROTOCOL §8.15).
     public var challengeMarginSeconds: Int64?
+    /// How long its access tokens live (PROTOCOL §8.16): 1…300 seconds.
+    public var accessTokenTTLSeconds: Int64?
+    /// The audiences its access tokens may be minted for besides the app's id; replaces the list.
+    public var audiences: [String]?
 
-    public init(name: String?, sessionTTLSeconds: Int64? = nil, challengeMarginSeconds: Int64? = nil) {
+    public init(
+        name: String?, sessionTTLSeconds: Int64? = nil, challengeMarginSeconds: Int64? = nil,
+        accessTokenTTLSeconds: Int64? = nil, audiences: [String]? = nil
+    ) {
         self.name = name
         self.sessionTTLSeconds = sessionTTLSeconds
         self.challengeMarginSeconds = challengeMarginSeconds
+        self.accessTokenTTLSeconds = accessTokenTTLSeconds
+        self.audiences = audiences
     }
 
     enum CodingKeys: String, CodingKey {
         case name
         case sessionTTLSeconds = "session_ttl_seconds"
         case challengeMarginSeconds = "challenge_margin_seconds"
+        case accessTokenTTLSeconds = "access_token_ttl_seconds"
+        case audiences
     }
 }
 
@@ -30,13 +41,20 @@ public struct AppResponse: Codable, Sendable, Equatable {
     public var sessionTTLSeconds: Int64
     public var createdAt: String
     public var challengeMarginSeconds: Int64
+    public var accessTokenTTLSeconds: Int64
+    public var audiences: [String]
 
-    public init(id: String, name: String, sessionTTLSeconds: Int64, createdAt: String, challengeMarginSeconds: Int64 = 30) {
+    public init(
+        id: String, name: String, sessionTTLSeconds: Int64, createdAt: String, challengeMarginSeconds: Int64 = 30,
+        accessTokenTTLSeconds: Int64 = 300, audiences: [String] = []
+    ) {
         self.id = id
         self.name = name
         self.sessionTTLSeconds = sessionTTLSeconds
         self.createdAt = createdAt
         self.challengeMarginSeconds = challengeMarginSeconds
+        self.accessTokenTTLSeconds = accessTokenTTLSeconds
+        self.audiences = audiences
     }
 
     enum CodingKeys: String, CodingKey {
@@ -44,6 +62,8 @@ public struct AppResponse: Codable, Sendable, Equatable {
         case sessionTTLSeconds = "session_ttl_seconds"
         case createdAt = "created_at"
         case challengeMarginSeconds = "challenge_margin_seconds"
+        case accessTokenTTLSeconds = "access_token_ttl_seconds"
+        case audiences
     }
 }
 
@@ -266,5 +286,37 @@ public struct ValidateTokenResponse: Codable, Sendable, Equatable {
         self.header = header
         self.claims = claims
         self.profile = profile
+    }
+}
+
+/// `POST /admin/apps/<app>/service-credentials` (PROTOCOL §8.16).
+public struct CreateServiceCredentialRequest: Codable, Sendable, Equatable {
+    /// What the credential is for ("chat server"): 1…100 characters.
+    public var name: String?
+
+    public init(name: String?) { self.name = name }
+}
+
+/// A service credential as listed: never the credential itself, which only its creation answers.
+public struct ServiceCredentialResponse: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var createdAt: String
+    public var revokedAt: String?
+    /// Only in the answer to its creation: the one time the credential is shown.
+    public var credential: String?
+
+    public init(id: String, name: String, createdAt: String, revokedAt: String? = nil, credential: String? = nil) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.credential = credential
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, credential
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
     }
 }

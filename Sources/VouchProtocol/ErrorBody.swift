@@ -19,6 +19,8 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
     case uriTooLong = "uri_too_long"
     case headersTooLarge = "headers_too_large"
     case upgradeRequired = "upgrade_required"
+    /// A service's request without a valid service credential (PROTOCOL §8.16).
+    case serviceCredentialRequired = "service_credential_required"
 
     public var code: Int {
         switch self {
@@ -38,6 +40,7 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
         case .uriTooLong: 112
         case .headersTooLarge: 113
         case .upgradeRequired: 114
+        case .serviceCredentialRequired: 115
         }
     }
 
@@ -58,6 +61,7 @@ public enum ErrorKind: String, Codable, Sendable, CaseIterable {
         case .uriTooLong: 414
         case .headersTooLarge: 431
         case .upgradeRequired: 426
+        case .serviceCredentialRequired: 401
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import VouchStore
 
 /// How `vouch serve` runs; the defaults are PROTOCOL §7's. Each range is a static member beside its
@@ -30,6 +31,12 @@ public struct ServerConfiguration: Sendable {
     /// How often the counted rejected sign-ins are written to the audit log (and always on
     /// graceful shutdown, and before `GET /admin/audit` answers).
     public var auditFlushIntervalSeconds: Int64 = 10
+    /// The URL services reach this server at (`https://vouch.example.com`): the `iss` of its
+    /// access tokens and the base of its JWKS's address. `nil`: `http://<host>:<bound port>`,
+    /// right for local development only.
+    public var publicURL: String?
+    /// When Vouch's own signing keys rotate.
+    public var signingKeys = SigningKeySchedule()
 
     static let portRange = 0...65_535
     /// 0 turns rate limiting off.
@@ -56,6 +63,11 @@ public struct ServerConfiguration: Sendable {
         try connectionLimits.validate()
         try ConfigurationError.check(auditRetentionDays, in: Self.auditRetentionDaysRange, "auditRetentionDays", unit: " days")
         try ConfigurationError.check(auditFlushIntervalSeconds, in: Self.auditFlushIntervalRange, "auditFlushIntervalSeconds", unit: " seconds")
+        if let publicURL, !Self.isValidPublicURL(publicURL) {
+            throw ConfigurationError(
+                field: "publicURL", accepted: "an http or https URL with a host, without a trailing slash, query or fragment")
+        }
+        try signingKeys.validate(leewaySeconds: leewaySeconds)
         for address in trustedProxies where ClientAddress.canonical(address) != address {
             throw ConfigurationError(field: "trustedProxies", accepted: "IP addresses in canonical form (\(address) is not)")
         }
@@ -78,6 +90,24 @@ public struct ServerConfiguration: Sendable {
 }
 
 extension ServerConfiguration {
+    /// `http(s)://host[:port][/path]`: printable ASCII without quotes or backslashes, no trailing
+    /// slash, no query, no fragment, so that `<url>/.well-known/jwks.json` is the JWKS's address
+    /// and the text can be compared byte for byte as an `iss`.
+    public static func isValidPublicURL(_ text: String) -> Bool {
+        guard text.utf8.count <= 512, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }),
+            !text.hasSuffix("/"), !text.contains("?"), !text.contains("#"),
+            let components = URLComponents(string: text), let scheme = components.scheme,
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+            components.user == nil, components.password == nil
+        else { return false }
+        return text.hasPrefix(scheme + "://")
+    }
+
+    /// The issuer of a server without a public URL: where it listens, for local development.
+    static func developmentURL(host: String, port: Int) -> String {
+        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
     /// An IP address in the form `trustedProxies` holds, or `nil` when `text` is not one.
     public static func canonicalAddress(_ text: String) -> String? { ClientAddress.canonical(text) }
 }
@@ -89,7 +119,8 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
             + "adminToken: <redacted>, purgeIntervalSeconds: \(purgeIntervalSeconds), "
             + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds), connectionLimits: \(connectionLimits), "
             + "secureCookies: \(secureCookies), auditRetentionDays: \(auditRetentionDays), "
-            + "auditFlushIntervalSeconds: \(auditFlushIntervalSeconds))"
+            + "auditFlushIntervalSeconds: \(auditFlushIntervalSeconds), publicURL: \(publicURL ?? "none"), "
+            + "signingKeys: \(signingKeys))"
     }
 
     public var debugDescription: String { description }
@@ -102,7 +133,8 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "adminToken": "<redacted>", "purgeIntervalSeconds": purgeIntervalSeconds,
                 "expiredSessionGraceSeconds": expiredSessionGraceSeconds, "connectionLimits": connectionLimits,
                 "secureCookies": secureCookies, "auditRetentionDays": auditRetentionDays,
-                "auditFlushIntervalSeconds": auditFlushIntervalSeconds,
+                "auditFlushIntervalSeconds": auditFlushIntervalSeconds, "publicURL": publicURL as Any,
+                "signingKeys": signingKeys,
             ])
     }
 }

@@ -26,6 +26,7 @@ public enum VouchServer {
         let metrics = ServerMetrics()
         metrics.registerSessionsEnded()
         metrics.registerLiveChannel()
+        metrics.registerAccessTokens()
         let endings = LiveWakeSignal()
         let store = InstrumentedStore(base: backend, metrics: metrics, endingsWritten: { endings.wake() })
         let rejections = SignInRejectionLog(metrics: metrics)
@@ -35,11 +36,18 @@ public enum VouchServer {
             configuration: configuration, store: store, clocks: clocks,
             metrics: metrics, rejections: rejections, logger: logger,
             writesRequestLines: logger.logLevel <= RequestLog.level)
+        let ring = parts.ring
         var app = Application(
             router: parts.router,
             server: .guardedHTTP1(limits: configuration.connectionLimits, gate: parts.gate),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vouch"),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                if configuration.publicURL == nil {
+                    await ring.setIssuer(ServerConfiguration.developmentURL(host: configuration.host, port: port))
+                }
+                await onServerRunning(port)
+            },
             logger: logger)
         app.addServices(
             HousekeepingService(
@@ -50,7 +58,8 @@ public enum VouchServer {
         app.addServices(
             LiveEndingsFollower(
                 store: store, feed: backend as? any SessionEndingFeed, hub: parts.gate.hub, signal: endings, logger: logger,
-                feedConnected: liveFeedConnected))
+                eventStreams: parts.eventStreams, feedConnected: liveFeedConnected))
+        app.addServices(SigningKeyRotationService(ring: parts.ring, sleep: { try await Task.sleep(for: $0) }, logger: logger))
         app.addServices(
             AuditFlushService(
                 log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds,
@@ -64,7 +73,7 @@ public enum VouchServer {
         configuration: ServerConfiguration, store: any Store, clocks: ServerClocks,
         metrics: ServerMetrics, rejections: SignInRejectionLog, logger: Logger,
         writesRequestLines: Bool = true
-    ) async throws -> (router: Router<VouchRequestContext>, gate: LiveGate) {
+    ) async throws -> RouterParts {
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
             nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
@@ -92,6 +101,18 @@ public enum VouchServer {
         router.addRoutes(ClientRoutes(authenticator: authenticator, signIns: signIns, rateLimiter: rateLimiter).routes)
         router.addRoutes(DeviceRoutes(authenticator: authenticator, audit: UserAuditLog(store: store, metrics: metrics)).routes)
         router.addRoutes(LiveRoutes(authenticator: authenticator).routes)
+        let ring = SigningKeyRing(
+            store: store, schedule: configuration.signingKeys,
+            issuer: configuration.publicURL ?? ServerConfiguration.developmentURL(host: configuration.host, port: configuration.port),
+            leewaySeconds: configuration.leewaySeconds, clock: clocks.now, uptime: clocks.uptime, logger: logger)
+        let credentials = ServiceCredentialCheck(store: store, uptime: clocks.uptime)
+        let eventStreams = SessionEventStreams(limit: Self.maximumEventStreams) { metrics.setSessionEventStreams($0) }
+        router.addRoutes(AccessTokenRoutes(authenticator: authenticator, ring: ring, metrics: metrics).routes)
+        router.addRoutes(WellKnownRoutes(ring: ring).routes)
+        router.addRoutes(
+            IntrospectionRoutes(credentials: credentials, store: store, ring: ring, clock: clocks.now, metrics: metrics).routes)
+        router.addRoutes(
+            SessionEventRoutes(credentials: credentials, store: store, streams: eventStreams, clock: clocks.now).routes)
         router.addRoutes(MetricsRoute(metrics: metrics).routes)
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
@@ -108,6 +129,17 @@ public enum VouchServer {
         )
         .register(on: router)
         table.load(from: router)
-        return (router, gate)
+        return RouterParts(router: router, gate: gate, ring: ring, eventStreams: eventStreams)
     }
+
+    /// What `makeApplication` builds its services from besides the router.
+    struct RouterParts {
+        let router: Router<VouchRequestContext>
+        let gate: LiveGate
+        let ring: SigningKeyRing
+        let eventStreams: SessionEventStreams
+    }
+
+    /// The most streams of `GET /events/sessions` one instance serves at once.
+    static let maximumEventStreams = 256
 }

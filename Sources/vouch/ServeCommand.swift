@@ -90,6 +90,15 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var auditFlushInterval: Int64 = 10
 
+    @Option(
+        name: .long,
+        help: "The URL the app's services reach this server at (https://vouch.example.com): the iss of access tokens and the base of the JWKS URL. Without it: http://<host>:<port>, for development."
+    )
+    var publicURL: String?
+
+    @Option(name: .long, help: "Days each of Vouch's own signing keys signs access tokens before its successor takes over.")
+    var signingKeyRotationDays: Int64 = 30
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -111,7 +120,8 @@ struct ServeCommand: AsyncParsableCommand {
         "connectionLimits.idleTimeoutSeconds": "--idle-timeout", "connectionLimits.requestTimeoutSeconds": "--request-timeout",
         "auditRetentionDays": "--audit-retention-days", "auditFlushIntervalSeconds": "--audit-flush-interval",
         "groupGathering.maximumWait": "--group-commit-wait", "sessionCacheCapacity": "--session-cache",
-        "poolSize": "--database-pool-size", "timeout": "--database-timeout",
+        "poolSize": "--database-pool-size", "timeout": "--database-timeout", "publicURL": "--public-url",
+        "signingKeys.rotationIntervalSeconds": "--signing-key-rotation-days",
     ]
 
     private func named(_ check: () throws(ConfigurationError) -> Void) throws {
@@ -130,6 +140,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.auditRetentionDays = auditRetentionDays
         configuration.auditFlushIntervalSeconds = auditFlushInterval
         configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
+        configuration.publicURL = publicURL
+        let (seconds, overflow) = signingKeyRotationDays.multipliedReportingOverflow(by: 86_400)
+        configuration.signingKeys.rotationIntervalSeconds = overflow ? .max : seconds
         return configuration
     }
 

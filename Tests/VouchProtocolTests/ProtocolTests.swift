@@ -59,6 +59,7 @@ let contractErrorTable: [(Int, String, Int)] = [
     (113, "headers_too_large", 431),
     // docs/PROTOCOL.md §8.15: a plain GET of the live channel's WebSocket.
     (114, "upgrade_required", 426),
+    (115, "service_credential_required", 401),
 ]
 
 /// Encodes as the server does on the wire, with sorted keys so the bytes can be compared.

@@ -20,6 +20,7 @@ struct AdminAPI {
             AdminProviderRoutes(store: store, clock: clock).routes,
             AdminKeyRoutes(store: store, clock: clock).routes,
             AdminRegistrationSecretRoutes(store: store, clock: clock).routes,
+            AdminServiceCredentialRoutes(store: store, clock: clock).routes,
             AdminUserRoutes(store: store, clock: clock).routes,
             AdminSessionRoutes(store: store, clock: clock).routes,
             AdminCutoffRoutes(operations: CutoffOperations(store: store, clock: clock)).routes,

@@ -38,6 +38,32 @@ enum AdminValidation {
         }
         return seconds
     }
+
+    static func accessTokenTTL(_ seconds: Int64) throws -> Int64 {
+        let range = AppRecord.accessTokenTTLRange
+        guard range.contains(seconds) else {
+            throw APIError.invalidProperty(
+                "access_token_ttl_seconds",
+                "`access_token_ttl_seconds` must be between \(range.lowerBound) and \(range.upperBound).")
+        }
+        return seconds
+    }
+
+    /// Each audience valid (`AppRecord.isValidAudience`), none twice, at most
+    /// `AppRecord.maximumAudiences`.
+    static func audiences(_ audiences: [String]) throws -> [String] {
+        guard audiences.count <= AppRecord.maximumAudiences else {
+            throw APIError.invalidProperty("audiences", "`audiences` holds at most \(AppRecord.maximumAudiences) audiences.")
+        }
+        guard audiences.allSatisfy(AppRecord.isValidAudience) else {
+            throw APIError.invalidProperty(
+                "audiences", "Each audience is 1…200 characters of printable ASCII without spaces (a URL or a name).")
+        }
+        guard Set(audiences).count == audiences.count else {
+            throw APIError.invalidProperty("audiences", "`audiences` names an audience twice.")
+        }
+        return audiences
+    }
 }
 
 private extension String {

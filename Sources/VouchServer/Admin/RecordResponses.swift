@@ -7,7 +7,17 @@ extension AppRecord {
     var response: AppResponse {
         AppResponse(
             id: LayerID.app(id), name: name, sessionTTLSeconds: sessionTTLSeconds, createdAt: Timestamp.rfc3339(createdAt),
-            challengeMarginSeconds: challengeMarginSeconds)
+            challengeMarginSeconds: challengeMarginSeconds, accessTokenTTLSeconds: accessTokenTTLSeconds,
+            audiences: audiences)
+    }
+}
+
+extension ServiceCredentialRecord {
+    /// As listed; `credential` only in the answer to its creation.
+    func response(credential: String? = nil) -> ServiceCredentialResponse {
+        ServiceCredentialResponse(
+            id: id.lowercased, name: name, createdAt: Timestamp.rfc3339(createdAt), revokedAt: revokedAt.map(Timestamp.rfc3339),
+            credential: credential)
     }
 }
 

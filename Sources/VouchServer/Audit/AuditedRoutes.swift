@@ -29,6 +29,9 @@ enum AuditedRoutes {
         "POST /admin/apps/{app}/registration-secrets": spec("secret.create", "registration_secret"),
         "DELETE /admin/apps/{app}/registration-secrets/{key}": spec("secret.revoke", "registration_secret", "key"),
         "POST /admin/apps/{app}/registration-secrets/{key}/revoke": spec("secret.revoke", "registration_secret", "key"),
+        "POST /admin/apps/{app}/service-credentials": spec("service_credential.create", "service_credential"),
+        "DELETE /admin/apps/{app}/service-credentials/{credential}": spec(
+            "service_credential.revoke", "service_credential", "credential"),
         "PATCH /admin/apps/{app}/users/{user}": spec("user.update", "user", "user"),
         "DELETE /admin/apps/{app}/users/{user}/sessions": spec("user.revoke_sessions", "user", "user"),
         "POST /admin/apps/{app}/cutoff": spec("cutoff.app", "app", "app"),
@@ -43,6 +46,9 @@ enum AuditedRoutes {
         "POST /dashboard/apps/{app}": spec("app.update", "app", "app"),
         "POST /dashboard/apps/{app}/secrets": spec("secret.create", "registration_secret"),
         "POST /dashboard/apps/{app}/secrets/{key}/revoke": spec("secret.revoke", "registration_secret", "key"),
+        "POST /dashboard/apps/{app}/service-credentials": spec("service_credential.create", "service_credential"),
+        "POST /dashboard/apps/{app}/service-credentials/{credential}/revoke": spec(
+            "service_credential.revoke", "service_credential", "credential"),
         "POST /dashboard/providers": spec("provider.create", "provider"),
         "POST /dashboard/providers/{provider}/bind": spec("provider.bind", "provider", "provider"),
         "POST /dashboard/providers/{provider}/unbind": spec("provider.unbind", "provider", "provider"),

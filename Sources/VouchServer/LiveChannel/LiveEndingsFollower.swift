@@ -27,6 +27,8 @@ struct LiveEndingsFollower: Service {
     let hub: LiveHub
     let signal: LiveWakeSignal
     let logger: Logger
+    /// The streams of `GET /events/sessions`, woken when the log moves and ended at shutdown.
+    var eventStreams: SessionEventStreams? = nil
     /// Told whether the feed is listening (tests and health).
     var feedConnected: @Sendable (Bool) -> Void = { _ in }
 
@@ -57,6 +59,7 @@ struct LiveEndingsFollower: Service {
             }
         }
         await hub.closeAllForShutdown()
+        eventStreams?.finishAll()
     }
 
     private func follow() async {
@@ -70,12 +73,14 @@ struct LiveEndingsFollower: Service {
                         logger.warning("Session endings were purged before this instance read them; judging every live socket afresh")
                         position = page.latestPosition
                         await hub.recheckAll()
+                        eventStreams?.wakeAll()
                         break
                     }
                     for ending in page.entries {
                         await hub.apply(ending)
                         position = ending.position
                     }
+                    if !page.entries.isEmpty { eventStreams?.wakeAll() }
                     if page.entries.count < LiveChannelLimits.endingsPageSize { break }
                 }
             } catch {

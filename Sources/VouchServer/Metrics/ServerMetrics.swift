@@ -14,7 +14,7 @@ struct ServerMetrics: Sendable {
     /// The counters and the gauge. The duration histograms are not in it: `GET /metrics`
     /// (`exposition()`) writes them after it, so a registry emitted on its own lacks them.
     let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
+    let factory: PrometheusMetricsFactory
     /// The two duration histograms, kept outside the registry (`LatencyHistogram`: no lock a
     /// value) and written after it by `exposition()`.
     private let requestDurations: LatencyHistogramFamily

@@ -77,6 +77,7 @@ struct LiveServer: Sendable {
         rateLimit: Int = 0, clock: ManualClock = ManualClock(),
         connectionLimits: ConnectionLimits = ConnectionLimits(), trustedProxies: Set<String> = [],
         logger serverLogger: Logger? = nil, readConnection: SQLiteReadConnection = .never,
+        configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-test-\(UUID().uuidString)")
@@ -100,6 +101,7 @@ struct LiveServer: Sendable {
                 host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken,
                 connectionLimits: connectionLimits)
             configuration.trustedProxies = trustedProxies
+            configure(&configuration)
             let app = try await VouchServer.makeApplication(
                 configuration: configuration,
                 store: store, logger: serverLogger ?? logger, clocks: clocks, onServerRunning: { port.set($0) })

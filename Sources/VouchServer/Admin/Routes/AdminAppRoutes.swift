@@ -25,7 +25,10 @@ struct AdminAppRoutes {
             sessionTTLSeconds: try AdminValidation.ttl(body.sessionTTLSeconds ?? AdminAPI.defaultSessionTTL),
             createdAt: clock(),
             challengeMarginSeconds: try AdminValidation.challengeMargin(
-                body.challengeMarginSeconds ?? AppRecord.defaultChallengeMarginSeconds))
+                body.challengeMarginSeconds ?? AppRecord.defaultChallengeMarginSeconds),
+            accessTokenTTLSeconds: try AdminValidation.accessTokenTTL(
+                body.accessTokenTTLSeconds ?? AppRecord.defaultAccessTokenTTLSeconds),
+            audiences: try AdminValidation.audiences(body.audiences ?? []))
         try await store.createApp(app)
         AuditNote.created(app: app.id)
         return JSONResponse.make(app.response, status: .created)
@@ -37,9 +40,13 @@ struct AdminAppRoutes {
         let name = try body.name.map { try AdminValidation.name($0) }
         let ttl = try body.sessionTTLSeconds.map { try AdminValidation.ttl($0) }
         let margin = try body.challengeMarginSeconds.map { try AdminValidation.challengeMargin($0) }
+        let accessTTL = try body.accessTokenTTLSeconds.map { try AdminValidation.accessTokenTTL($0) }
+        let audiences = try body.audiences.map { try AdminValidation.audiences($0) }
         do {
             // Partial in the store: a concurrent PATCH of another field is not overwritten.
-            let changes = AppChanges(name: name, sessionTTLSeconds: ttl, challengeMarginSeconds: margin)
+            let changes = AppChanges(
+                name: name, sessionTTLSeconds: ttl, challengeMarginSeconds: margin, accessTokenTTLSeconds: accessTTL,
+                audiences: audiences)
             return JSONResponse.make(try await store.updateApp(id: id, changes: changes).response)
         } catch StoreError.notFound {
             throw APIError.notFound("App")

@@ -1,0 +1,2 @@
+-- wrk: a POST with no body (the headers come from wrk's -H).
+wrk.method = "POST"
