@@ -38,7 +38,27 @@ extension AppRecord: RowDecodable {
         self.init(
             id: try row.uuid("id"), name: try row.text("name"),
             sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"),
-            challengeMarginSeconds: try row.int64("challenge_margin_seconds"))
+            challengeMarginSeconds: try row.int64("challenge_margin_seconds"),
+            accessTokenTTLSeconds: try row.int64("access_token_ttl_seconds"),
+            audiences: AudiencesColumn.audiences(try row.text("audiences")))
+    }
+}
+
+extension SigningKeyRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(
+            sequence: try row.int64("sequence"), keyID: try row.text("key_id"), algorithm: try row.text("algorithm"),
+            privateKey: try row.bytes("private_key"), createdAt: try row.int64("created_at"),
+            activatesAt: try row.int64("activates_at"))
+    }
+}
+
+extension ServiceCredentialRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(
+            id: try row.uuid("id"), appID: try row.uuid("app_id"), name: try row.text("name"),
+            credentialHash: try row.bytes("credential_hash"), createdAt: try row.int64("created_at"),
+            revokedAt: try row.optionalInt64("revoked_at"))
     }
 }
 

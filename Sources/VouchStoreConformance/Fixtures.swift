@@ -41,3 +41,15 @@ extension Store {
         return provider
     }
 }
+
+/// A signing key with a random key id and private key, activating an hour after it is added.
+public func makeSigningKey(sequence: Int64, createdAt: Int64 = t0) -> SigningKeyRecord {
+    SigningKeyRecord(
+        sequence: sequence, keyID: "kid-\(UUID().uuidString.lowercased())", algorithm: "ES256", privateKey: randomBytes(32),
+        createdAt: createdAt, activatesAt: createdAt + 3600)
+}
+
+/// A working service credential of `app`, with a random id and hash.
+public func makeServiceCredential(app: UUID, name: String = "chat server", createdAt: Int64 = t0) -> ServiceCredentialRecord {
+    ServiceCredentialRecord(id: UUID(), appID: app, name: name, credentialHash: randomBytes(), createdAt: createdAt)
+}

@@ -42,7 +42,8 @@ public struct StoreConformance: Sendable {
 
     public static let checks: [Check] =
         catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
-        + auditChecks + cutoffChecks + deviceChecks + endingChecks + liveTicketChecks
+        + auditChecks + cutoffChecks + deviceChecks + endingChecks + liveTicketChecks + accessTokenSettingChecks
+        + signingKeyChecks + serviceCredentialChecks
 
     static let cutoffChecks: [Check] = [
         Check(name: "cutOff: each scope ends exactly its sessions made before it, none after, counted once") {
@@ -96,6 +97,9 @@ public struct StoreConformance: Sendable {
         Check(name: "revokeSession(s): ends live sessions only") { try await $0.revocation() },
         Check(name: "sessionLookup: the session with its user, read together") { try await $0.sessionLookup() },
         Check(name: "activeSessionCount: excludes expired and ended sessions") { try await $0.activeSessionCount() },
+        Check(name: "suspendedSessionIDs: the user's sessions its suspension ended, ascending, no others") {
+            try await $0.suspendedSessionIDsNamed()
+        },
     ]
 
     static let housekeepingChecks: [Check] = [

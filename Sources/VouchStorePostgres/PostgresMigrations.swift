@@ -411,6 +411,43 @@ enum PostgresMigrations {
                     CONSTRAINT apps_challenge_margin_check CHECK (challenge_margin_seconds BETWEEN 5 AND 600)
                 """,
             ]),
+        // Access tokens (PROTOCOL §8.16; SQLite's step 8). The app's access-token lifetime, its
+        // range held by the database (literals, as the margin's), and its audiences as one text
+        // column (`AudiencesColumn`). Vouch's own signing keys, a chain by `sequence`: of two
+        // instances inserting one successor at once, the second waits on the first's uncommitted
+        // key in the primary key's (or `key_id`'s) unique index and then, `ON CONFLICT DO
+        // NOTHING`, inserts nothing. The apps' service credentials, kept by the SHA-256 of their
+        // text, which is unique so that a credential names one row.
+        PostgresMigration(
+            version: 6,
+            statements: [
+                """
+                ALTER TABLE apps ADD COLUMN access_token_ttl_seconds bigint NOT NULL DEFAULT 300
+                    CONSTRAINT apps_access_token_ttl_check CHECK (access_token_ttl_seconds BETWEEN 1 AND 300),
+                    ADD COLUMN audiences text NOT NULL DEFAULT ''
+                """,
+                """
+                CREATE TABLE signing_keys (
+                    sequence bigint PRIMARY KEY,
+                    key_id text NOT NULL UNIQUE,
+                    algorithm text NOT NULL,
+                    private_key bytea NOT NULL,
+                    created_at bigint NOT NULL,
+                    activates_at bigint NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE service_credentials (
+                    id uuid PRIMARY KEY,
+                    app_id uuid NOT NULL REFERENCES apps (id),
+                    name text NOT NULL,
+                    credential_hash bytea NOT NULL UNIQUE,
+                    created_at bigint NOT NULL,
+                    revoked_at bigint
+                )
+                """,
+                "CREATE INDEX service_credentials_by_app ON service_credentials (app_id)",
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

@@ -43,7 +43,9 @@ struct PrefixedRecordRow: RecordRow {
 
 extension AppRecord {
     /// The columns `AppRecord(row:)` reads.
-    static let postgresColumns = ["id", "name", "session_ttl_seconds", "created_at", "challenge_margin_seconds"]
+    static let postgresColumns = [
+        "id", "name", "session_ttl_seconds", "created_at", "challenge_margin_seconds", "access_token_ttl_seconds", "audiences",
+    ]
 }
 
 extension KeyRecord {

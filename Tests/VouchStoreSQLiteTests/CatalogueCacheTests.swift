@@ -69,6 +69,10 @@ struct CatalogueCacheTests {
 
             _ = try await store.updateApp(id: catalogue.app.id, name: nil, sessionTTLSeconds: 60)
             #expect(try await store.signInFacts(catalogue.questions()).app?.sessionTTLSeconds == 60)
+            let changes = AppChanges(accessTokenTTLSeconds: 30, audiences: ["https://chat.example.com"])
+            _ = try await store.updateApp(id: catalogue.app.id, changes: changes)
+            let app = try await store.signInFacts(catalogue.questions()).app
+            #expect(app?.accessTokenTTLSeconds == 30 && app?.audiences == ["https://chat.example.com"])
 
             try await store.unbindProvider(catalogue.provider.id, fromApp: catalogue.app.id)
             #expect(try await store.signInFacts(catalogue.questions()).providerBinding == .notBound)
@@ -88,6 +92,19 @@ struct CatalogueCacheTests {
             #expect(store.catalogueCache.count == 2)
             _ = try await store.revokeRegistrationSecret(applicationKey: secret.applicationKey, appID: app.id, at: t0 + 5)
             #expect(try await store.signInFacts(questions).registrationSecret?.revokedAt == t0 + 5)
+        }
+    }
+
+    @Test("writes of signing keys and service credentials, which no cache holds, keep the catalogue")
+    func unrelatedWritesKeepCatalogue() async throws {
+        try await withInlineReadingStore { store in
+            let catalogue = try await Self.keptCatalogue(store)
+            #expect(try await store.addSigningKey(makeSigningKey(sequence: 1)))
+            try await store.deleteSigningKeys(below: 1)
+            let credential = makeServiceCredential(app: catalogue.app.id)
+            try await store.createServiceCredential(credential)
+            _ = try await store.revokeServiceCredential(id: credential.id, appID: catalogue.app.id, now: t0 + 1)
+            #expect(store.catalogueCache.count == 3)
         }
     }
 

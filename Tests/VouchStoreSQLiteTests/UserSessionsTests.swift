@@ -32,7 +32,7 @@ struct UserSessionsTests {
         }
     }
 
-    @Test("counting and ending a user's sessions search the expiry index from now on, never the whole table")
+    @Test("counting, ending and naming a user's sessions search the expiry index from now on, never the whole table")
     func plans() async throws {
         try await withTemporaryDirectory { directory in
             try await withSQLiteStore(at: directory.file("vouch.sqlite")) { store in
@@ -45,6 +45,13 @@ struct UserSessionsTests {
                     }
                     #expect(plan == ["SEARCH sessions USING INDEX sessions_by_expiry_and_user (expires_at>?)"], "\(sql)")
                 }
+                // The ids a suspension ended: the same search from its second on (sorted by the caller).
+                let named = try await store.exclusive("plan") { db in
+                    try db.rows(
+                        "EXPLAIN QUERY PLAN " + UserSessionStatements.endedAt, [.uuid(UUID()), .text("u"), .int64(t0), .text("user_suspended")]
+                    ).map { try $0.text("detail") }
+                }
+                #expect(named == ["SEARCH sessions USING INDEX sessions_by_expiry_and_user (expires_at>?)"], "\(named)")
                 // The count and the listing: the same search, then each found session's objects by their keys.
                 for sql in [UserSessionStatements.countLive, UserSessionStatements.listLive] {
                     let plan = try await store.exclusive("plan") { db in

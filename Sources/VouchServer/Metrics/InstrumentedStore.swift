@@ -252,6 +252,39 @@ struct InstrumentedStore: Store {
         try await timed(.consumeLiveTicket) { try await base.consumeLiveTicket(hash: hash, now: now) }
     }
 
+    func signingKeys() async throws -> [SigningKeyRecord] {
+        try await timed(.signingKeys) { try await base.signingKeys() }
+    }
+
+    func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+        try await timed(.addSigningKey) { try await base.addSigningKey(key) }
+    }
+
+    @discardableResult
+    func deleteSigningKeys(below sequence: Int64) async throws -> Int {
+        try await timed(.deleteSigningKeys) { try await base.deleteSigningKeys(below: sequence) }
+    }
+
+    func createServiceCredential(_ credential: ServiceCredentialRecord) async throws {
+        try await timed(.createServiceCredential) { try await base.createServiceCredential(credential) }
+    }
+
+    func serviceCredential(hash: [UInt8]) async throws -> ServiceCredentialRecord? {
+        try await timed(.serviceCredential) { try await base.serviceCredential(hash: hash) }
+    }
+
+    func serviceCredentials(appID: UUID) async throws -> [ServiceCredentialRecord] {
+        try await timed(.serviceCredentials) { try await base.serviceCredentials(appID: appID) }
+    }
+
+    func revokeServiceCredential(id: UUID, appID: UUID, now: Int64) async throws -> ServiceCredentialRecord {
+        try await timed(.revokeServiceCredential) { try await base.revokeServiceCredential(id: id, appID: appID, now: now) }
+    }
+
+    func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
+        try await timed(.suspendedSessionIDs) { try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt) }
+    }
+
     func liveSessionCount(now: Int64) async throws -> Int {
         try await timed(.liveSessionCount) { try await base.liveSessionCount(now: now) }
     }

@@ -7,5 +7,7 @@ enum StoreOperation: String, CaseIterable, Sendable {
         activeSessionCount, revokeSessions, signInFacts, createSession, session, sessionLookup,
         revokeSession, markSessionSeen, liveSessions, sessionLookupByID, endSession, signOutOtherSessions,
         cutOff, cutoff, liveSessionCountOfTarget, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
-        close, purgeSessionEndings, sessionEndings, createLiveTicket, consumeLiveTicket
+        close, purgeSessionEndings, sessionEndings, createLiveTicket, consumeLiveTicket, signingKeys, addSigningKey,
+        deleteSigningKeys, createServiceCredential, serviceCredential, serviceCredentials, revokeServiceCredential,
+        suspendedSessionIDs
 }

@@ -307,6 +307,43 @@ enum SQLiteMigrations {
                     CHECK (challenge_margin_seconds >= 5 AND challenge_margin_seconds <= 600)
                 """,
             ]),
+        // Access tokens (PROTOCOL §8.16). The app's access-token lifetime, its range held by the
+        // database (`AppRecord.accessTokenTTLRange`), and its audiences as one text column
+        // (`AudiencesColumn`). Vouch's own signing keys, a chain by `sequence`: its primary key
+        // and the unique `key_id` are what lets exactly one of several adders of a successor
+        // win (`Store.addSigningKey`). The apps' service credentials, kept by the SHA-256 of
+        // their text, which is unique so that a credential names one row.
+        SQLiteMigration(
+            version: 8,
+            statements: [
+                // Literals, not `AppRecord`'s constants: a shipped step must not change with them.
+                """
+                ALTER TABLE apps ADD COLUMN access_token_ttl_seconds INTEGER NOT NULL DEFAULT 300
+                    CHECK (access_token_ttl_seconds >= 1 AND access_token_ttl_seconds <= 300)
+                """,
+                "ALTER TABLE apps ADD COLUMN audiences TEXT NOT NULL DEFAULT ''",
+                """
+                CREATE TABLE signing_keys (
+                    sequence INTEGER PRIMARY KEY NOT NULL,
+                    key_id TEXT NOT NULL UNIQUE,
+                    algorithm TEXT NOT NULL,
+                    private_key BLOB NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    activates_at INTEGER NOT NULL
+                ) STRICT
+                """,
+                """
+                CREATE TABLE service_credentials (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    app_id TEXT NOT NULL REFERENCES apps (id),
+                    name TEXT NOT NULL,
+                    credential_hash BLOB NOT NULL UNIQUE,
+                    created_at INTEGER NOT NULL,
+                    revoked_at INTEGER
+                ) STRICT
+                """,
+                "CREATE INDEX service_credentials_by_app ON service_credentials (app_id)",
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

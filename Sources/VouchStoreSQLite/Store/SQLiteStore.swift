@@ -65,11 +65,13 @@ public final class SQLiteStore: Store {
     ///
     /// The file runs in WAL mode so that readers (a backup, the sqlite3 shell) do not block the
     /// server, with `synchronous=FULL` so that a committed sign-in survives a power loss, and with
-    /// foreign keys enforced so that a session cannot name an app that does not exist.
+    /// foreign keys enforced so that a session cannot name an app that does not exist. The file
+    /// and its `-wal` and `-shm` companions are made mode 0600, or set to it when they exist
+    /// (`SQLiteFilePermissions`): it holds secrets.
     ///
     /// - Throws: `ConfigurationError` for a configuration out of its ranges; `StoreError.unavailable`
-    ///   when the file cannot be opened or migrated, or when another store (in this process or
-    ///   another) has it open; the connection is then closed again.
+    ///   when the file cannot be opened, made private or migrated, or when another store (in this
+    ///   process or another) has it open; the connection is then closed again.
     public static func open(
         path: String,
         configuration: Configuration = Configuration(),
@@ -88,6 +90,17 @@ public final class SQLiteStore: Store {
         // Before anything touches the file: a second store would serve from a cache that the
         // first one's writes never reach.
         let fileLock = isInMemory(path) ? nil : try await SQLiteFileLock.acquire(databasePath: path)
+        // Before the first connection too: the file and its companions are the owner's alone
+        // (it holds the signing keys and the registration secrets), and SQLite makes the
+        // companions with the file's mode.
+        if fileLock != nil {
+            do {
+                try SQLiteFilePermissions.restrict(databasePath: path)
+            } catch {
+                fileLock?.release()
+                throw error
+            }
+        }
         // Connections beside the writer (reads, checkpoints) exist only for a file that others
         // can open, and only when the caller allows more than one.
         let sharedPath = Self.isInMemory(path) || readConnection == .never ? nil : path

@@ -40,4 +40,13 @@ enum UserSessionStatements {
         UPDATE sessions SET ended_at = ?3, end_reason = ?4
         WHERE app_id = ?1 AND user_id = ?2 AND ended_at IS NULL AND expires_at > ?3
         """
+
+    /// The public ids of the sessions that `endLive` ended at `?3` with the reason `?4`. Each of
+    /// them was live then, so it expires after `?3`: the same search of the index from that second
+    /// on. Unordered: asked to order by the id, SQLite would rather walk the whole table in the
+    /// order of the id's index than sort the few ids found (the caller sorts them).
+    static let endedAt = """
+        SELECT session_id FROM sessions
+        WHERE expires_at > ?3 AND app_id = ?1 AND user_id = ?2 AND ended_at = ?3 AND end_reason = ?4
+        """
 }

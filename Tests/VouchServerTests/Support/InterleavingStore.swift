@@ -42,6 +42,18 @@ struct InterleavingStore: Store {
     }
     func createLiveTicket(_ ticket: LiveTicket) async throws { try await base.createLiveTicket(ticket) }
     func consumeLiveTicket(hash: [UInt8], now: Int64) async throws -> [UInt8]? { try await base.consumeLiveTicket(hash: hash, now: now) }
+    func signingKeys() async throws -> [SigningKeyRecord] { try await base.signingKeys() }
+    func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool { try await base.addSigningKey(key) }
+    func deleteSigningKeys(below sequence: Int64) async throws -> Int { try await base.deleteSigningKeys(below: sequence) }
+    func createServiceCredential(_ credential: ServiceCredentialRecord) async throws { try await base.createServiceCredential(credential) }
+    func serviceCredential(hash: [UInt8]) async throws -> ServiceCredentialRecord? { try await base.serviceCredential(hash: hash) }
+    func serviceCredentials(appID: UUID) async throws -> [ServiceCredentialRecord] { try await base.serviceCredentials(appID: appID) }
+    func revokeServiceCredential(id: UUID, appID: UUID, now: Int64) async throws -> ServiceCredentialRecord {
+        try await base.revokeServiceCredential(id: id, appID: appID, now: now)
+    }
+    func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
+        try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt)
+    }
     func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now)
     }
