@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "VouchStorePostgres", targets: ["VouchStorePostgres"]),
         .library(name: "VouchServer", targets: ["VouchServer"]),
         .library(name: "VouchClient", targets: ["VouchClient"]),
+        .library(name: "VouchResourceServer", targets: ["VouchResourceServer"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     traits: [
@@ -249,6 +250,20 @@ let package = Package(
         .target(
             name: "VouchClient",
             dependencies: ["VouchProtocol"],
+            swiftSettings: strict
+        ),
+        // For an app's other services (a chat server, a media relay): Vouch's access tokens verified
+        // offline against its JWKS, and its stream of session endings followed. No other target of
+        // this package, so that a service links it alone.
+        .target(
+            name: "VouchResourceServer",
+            dependencies: [
+                server("Crypto", "swift-crypto"),
+                server("AsyncHTTPClient", "async-http-client"),
+                server("Logging", "swift-log"),
+                server("NIOCore", "swift-nio"),
+                server("NIOHTTP1", "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
