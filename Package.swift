@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "VouchServer", targets: ["VouchServer"]),
         .library(name: "VouchClient", targets: ["VouchClient"]),
         .library(name: "VouchResourceServer", targets: ["VouchResourceServer"]),
+        .library(name: "VouchResourceServerHummingbird", targets: ["VouchResourceServerHummingbird"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     traits: [
@@ -263,6 +264,16 @@ let package = Package(
                 server("Logging", "swift-log"),
                 server("NIOCore", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchResourceServerHummingbird",
+            dependencies: [
+                "VouchResourceServer",
+                server("Hummingbird", "hummingbird"),
+                // Hummingbird's own lifecycle: the stream follower runs as one of the app's services.
+                server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
