@@ -365,6 +365,19 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "VouchResourceServerTests",
+            dependencies: [
+                "VouchResourceServer",
+                "VouchResourceServerHummingbird",
+                server("Hummingbird", "hummingbird"),
+                server("HummingbirdTesting", "hummingbird"),
+                server("Crypto", "swift-crypto"),
+                server("Logging", "swift-log"),
+                server("NIOCore", "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "VouchCLITests",
             dependencies: ["VouchTokens", "VouchProtocol", "VouchTestSupport"],
             swiftSettings: strict
