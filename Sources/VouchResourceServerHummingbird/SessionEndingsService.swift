@@ -1,7 +1,7 @@
 import ServiceLifecycle
 import VouchResourceServer
 
-/// ``SessionEndingsFollower`` as a swift-service-lifecycle `Service`, so that a Hummingbird
+/// `SessionEndingsFollower` as a swift-service-lifecycle `Service`, so that a Hummingbird
 /// application runs it beside its server (`app.addServices(...)`) and stops it on graceful shutdown.
 public struct SessionEndingsService: Service {
     public let follower: SessionEndingsFollower

@@ -1,7 +1,7 @@
 import Hummingbird
 import VouchResourceServer
 
-/// Lets through only requests whose `Authorization: Bearer` token ``AccessTokenVerifier`` accepts,
+/// Lets through only requests whose `Authorization: Bearer` token `AccessTokenVerifier` accepts,
 /// and puts the token's facts on the context (``VouchAuthenticatedRequestContext/vouchUser``).
 ///
 /// The refusals follow RFC 6750 §3, so that a client library knows to fetch a new access token: a
