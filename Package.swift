@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "VouchStorePostgres", targets: ["VouchStorePostgres"]),
         .library(name: "VouchServer", targets: ["VouchServer"]),
         .library(name: "VouchClient", targets: ["VouchClient"]),
+        .library(name: "VouchResourceServer", targets: ["VouchResourceServer"]),
+        .library(name: "VouchResourceServerHummingbird", targets: ["VouchResourceServerHummingbird"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     traits: [
@@ -251,6 +253,30 @@ let package = Package(
             dependencies: ["VouchProtocol"],
             swiftSettings: strict
         ),
+        // For an app's other services (a chat server, a media relay): Vouch's access tokens verified
+        // offline against its JWKS, and its stream of session endings followed. No other target of
+        // this package, so that a service links it alone.
+        .target(
+            name: "VouchResourceServer",
+            dependencies: [
+                server("Crypto", "swift-crypto"),
+                server("AsyncHTTPClient", "async-http-client"),
+                server("Logging", "swift-log"),
+                server("NIOCore", "swift-nio"),
+                server("NIOHTTP1", "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VouchResourceServerHummingbird",
+            dependencies: [
+                "VouchResourceServer",
+                server("Hummingbird", "hummingbird"),
+                // Hummingbird's own lifecycle: the stream follower runs as one of the app's services.
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "vouch-client-example",
             dependencies: ["VouchClient"],
@@ -335,6 +361,19 @@ let package = Package(
                 server("NIOFoundationCompat", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
                 server("Logging", "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VouchResourceServerTests",
+            dependencies: [
+                "VouchResourceServer",
+                "VouchResourceServerHummingbird",
+                server("Hummingbird", "hummingbird"),
+                server("HummingbirdTesting", "hummingbird"),
+                server("Crypto", "swift-crypto"),
+                server("Logging", "swift-log"),
+                server("NIOCore", "swift-nio"),
             ],
             swiftSettings: strict
         ),

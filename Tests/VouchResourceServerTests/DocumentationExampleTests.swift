@@ -1,0 +1,51 @@
+import Foundation
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@Suite("The documentation's example")
+struct DocumentationExampleTests {
+    @Test("the article shows the example's code exactly")
+    func articleMatchesExample() throws {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let root = tests.deletingLastPathComponent().deletingLastPathComponent()
+        let example = try String(contentsOf: tests.appendingPathComponent("DocumentationExample.swift"), encoding: .utf8)
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/VouchResourceServer/VouchResourceServer.docc/GettingStarted.md"), encoding: .utf8)
+        let start = try #require(example.range(of: "// example-start\n"))
+        let end = try #require(example.range(of: "// example-end\n"))
+        let code = String(example[start.upperBound..<end.lowerBound])
+        #expect(article.contains("```swift\n" + code + "```\n"))
+    }
+
+    @Test("the example serves a good token, refuses an ended session, and is ready once following")
+    func exampleRuns() async throws {
+        try await TestVouch.run { vouch in
+            let clock = TestClock(Date().timeIntervalSince1970)
+            let claims = vouch.claims(clock: clock)
+            let token = vouch.signingKey.sign(claims: claims.dictionary)
+            let app = makeChatService(vouchURL: vouch.url, serviceCredential: "vsc_chat", port: 0)
+            try await app.test(.live) { client in
+                try await eventually("the stream to open") { vouch.streamConnections.count == 1 }
+                try await client.execute(uri: "/rooms/lobby/messages", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body) == "the messages of lobby for alice")
+                }
+                try await client.execute(uri: "/health/ready", method: .get) { response in
+                    #expect(response.status == .ok)
+                }
+                try await client.execute(uri: "/rooms/lobby/messages", method: .get) { response in
+                    #expect(response.status == .unauthorized)
+                }
+                vouch.sendEnding(
+                    id: 1, ["kind": "revoked", "scope": "session", "app": TestClaims.appID.uuidString, "sub": "alice", "sid": claims.sessionID.uuidString])
+                try await eventually("the session to end") {
+                    try await client.execute(uri: "/rooms/lobby/messages", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                        response.status == .unauthorized
+                    }
+                }
+                vouch.hangUp()
+            }
+        }
+    }
+}
