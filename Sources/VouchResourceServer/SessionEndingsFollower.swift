@@ -61,15 +61,18 @@ public final class SessionEndingsFollower: Sendable {
     /// How many times a stream was opened (answered 200) since the follower was made.
     public var connectionCount: Int { state.withLock { $0.connections } }
 
-    /// Follows the stream until the task is cancelled, reconnecting whenever it drops.
-    public func run() async throws {
+    /// Follows the stream until the task is cancelled, reconnecting whenever it drops: it never
+    /// gives up on its own, since a service without endings is only less safe, not broken.
+    public func run() async {
         var reconnectionTime: Int?
         var failuresInARow = 0
         while !Task.isCancelled {
             let opened: Bool
             do {
                 opened = try await follow(reconnectionTime: &reconnectionTime)
-                logger.info("the stream of endings closed; reconnecting", metadata: ["url": "\(streamURL.absoluteString)"])
+                if !Task.isCancelled {
+                    logger.info("the stream of endings closed; reconnecting", metadata: ["url": "\(streamURL.absoluteString)"])
+                }
             } catch {
                 opened = error.opened
                 if !Task.isCancelled {

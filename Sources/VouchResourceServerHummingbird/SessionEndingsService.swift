@@ -13,8 +13,8 @@ public struct SessionEndingsService: Service {
 
     /// Follows the stream until graceful shutdown or cancellation.
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await follower.run()
+        await cancelWhenGracefulShutdown {
+            await follower.run()
         }
     }
 }

@@ -24,7 +24,7 @@ struct DocumentationExampleTests {
             let clock = TestClock(Date().timeIntervalSince1970)
             let claims = vouch.claims(clock: clock)
             let token = vouch.signingKey.sign(claims: claims.dictionary)
-            let app = makeChatService(vouchURL: vouch.url, serviceCredential: "vsc_chat", port: 0)
+            let app = makeChatService(vouchURL: vouch.url, serviceCredential: "vsc_test-credential", port: 0)
             try await app.test(.live) { client in
                 try await eventually("the stream to open") { vouch.streamConnections.count == 1 }
                 try await client.execute(uri: "/rooms/lobby/messages", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in

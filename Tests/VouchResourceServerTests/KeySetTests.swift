@@ -146,4 +146,29 @@ struct KeySetTests {
             #expect(verifier.keySetStatus.lastFailure == "no usable ES256 key")
         }
     }
+
+    @Test("the fetch follows no redirect, reads no more than its bound, and gives up after its timeout")
+    func boundedFetch() async throws {
+        try await TestVouch.run { vouch in
+            let clock = TestClock()
+            let redirected = vouch.verifier(clock: clock) { $0.jwksURL = vouch.redirectingURL }
+            await #expect(throws: AccessTokenRejection.keysUnavailable) { try await redirected.refreshKeys() }
+            #expect(redirected.keySetStatus.lastFailure == "status 302")
+            #expect(vouch.jwksRequests == 0)
+
+            let bounded = vouch.verifier(clock: clock) { $0.maximumKeySetBytes = 4096 }
+            vouch.setPadding(5000)
+            await #expect(throws: AccessTokenRejection.keysUnavailable) { try await bounded.refreshKeys() }
+            #expect(bounded.keySetStatus.lastFailure == "body over 4096 bytes")
+            vouch.setPadding(1000)
+            try await bounded.refreshKeys()
+
+            let hanging = vouch.verifier(clock: clock) {
+                $0.jwksURL = vouch.hangingURL
+                $0.fetchTimeout = .milliseconds(200)
+            }
+            await expectRejection(.keysUnavailable, hanging, vouch.token(clock: clock))
+            #expect(hanging.keySetStatus.lastFailure != nil)
+        }
+    }
 }

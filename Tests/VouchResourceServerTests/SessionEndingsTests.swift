@@ -12,7 +12,7 @@ func following<Value: Sendable>(
     logger.logLevel = .critical
     let follower = SessionEndingsFollower(vouchURL: vouch.url, credential: credential, endings: verifier.endings, logger: logger)
     return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await follower.run() }
+        group.addTask { await follower.run() }
         defer { group.cancelAll() }
         try await eventually("the stream to open") { follower.isConnected }
         return try await body(follower)
@@ -158,15 +158,32 @@ struct SessionEndingsTests {
         }
     }
 
+    @Test("a refused credential leaves the follower disconnected, trying again")
+    func refusedCredential() async throws {
+        try await TestVouch.run { vouch in
+            let verifier = vouch.verifier(clock: TestClock())
+            var logger = Logger(label: "test-follower")
+            logger.logLevel = .critical
+            let follower = SessionEndingsFollower(vouchURL: vouch.url, credential: "vsc_revoked", endings: verifier.endings, logger: logger)
+            let task = Task { await follower.run() }
+            try await eventually("a second attempt") { vouch.streamConnections.count >= 2 }
+            #expect(!follower.isConnected)
+            #expect(follower.connectionCount == 0)
+            #expect(vouch.streamConnections.allSatisfy { $0.authorization == "Bearer vsc_revoked" })
+            task.cancel()
+            await task.value
+        }
+    }
+
     @Test("the follower stops when its task is cancelled")
     func cancellation() async throws {
         try await TestVouch.run { vouch in
             let verifier = vouch.verifier(clock: TestClock())
-            let follower = SessionEndingsFollower(vouchURL: vouch.url, credential: "vsc_x", endings: verifier.endings)
-            let task = Task { try await follower.run() }
+            let follower = SessionEndingsFollower(vouchURL: vouch.url, credential: "vsc_test-credential", endings: verifier.endings)
+            let task = Task { await follower.run() }
             try await eventually("the stream to open") { follower.isConnected }
             task.cancel()
-            try await task.value
+            await task.value
             #expect(!follower.isConnected)
         }
     }

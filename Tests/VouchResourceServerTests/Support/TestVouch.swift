@@ -19,6 +19,10 @@ final class TestVouch: Sendable {
         var keys: [TestSigningKey] = []
         var cacheControl: String? = "public, max-age=300"
         var failing = false
+        /// Bytes of padding added to the JWKS document (an oversized answer).
+        var padding = 0
+        /// The stream answers 401 to any other credential.
+        var credential = "vsc_test-credential"
         var jwksRequests = 0
         var attackerRequests = 0
         var streamConnections: [StreamConnection] = []
@@ -44,6 +48,11 @@ final class TestVouch: Sendable {
     func publish(_ keys: [TestSigningKey]) { state.withLock { $0.keys = keys } }
     func setCacheControl(_ value: String?) { state.withLock { $0.cacheControl = value } }
     func setFailing(_ failing: Bool) { state.withLock { $0.failing = failing } }
+    func setPadding(_ bytes: Int) { state.withLock { $0.padding = bytes } }
+    /// A URL that redirects to the JWKS.
+    var redirectingURL: URL { URL(string: "\(issuer)/redirect/jwks.json")! }
+    /// A URL that never answers (until the server stops).
+    var hangingURL: URL { URL(string: "\(issuer)/hang/jwks.json")! }
     /// Every GET of the JWKS, answered or failed.
     var jwksRequests: Int { state.withLock { $0.jwksRequests } }
     /// Every GET of the URL a malicious token's `jku`/`x5u` points at.
@@ -78,27 +87,39 @@ final class TestVouch: Sendable {
     }
 
     private func jwksResponse() -> Response {
-        let (failing, keys, cacheControl) = state.withLock { state in
+        let (failing, keys, cacheControl, padding) = state.withLock { state in
             state.jwksRequests += 1
-            return (state.failing, state.keys, state.cacheControl)
+            return (state.failing, state.keys, state.cacheControl, state.padding)
         }
         if failing { return Response(status: .serviceUnavailable) }
         var headers: HTTPFields = [.contentType: "application/json"]
         if let cacheControl { headers[.cacheControl] = cacheControl }
-        let body = jsonText(["keys": keys.map(\.jwk)])
+        var document: [String: Any] = ["keys": keys.map(\.jwk)]
+        if padding > 0 { document["padding"] = String(repeating: "x", count: padding) }
+        let body = jsonText(document)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    private func streamResponse(_ request: Request) -> Response {
+    /// Waits until the server hangs up, without answering.
+    private func hang() async {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        state.withLock { $0.streams.append(continuation) }
+        for await _ in stream {}
+    }
+
+    private func streamResponse(_ request: Request) -> Response {
         let connection = StreamConnection(
             authorization: request.headers[.authorization], lastEventID: request.headers.first { $0.name.canonicalName == "last-event-id" }?.value,
             accept: request.headers[.accept])
-        let preamble = state.withLock { state in
+        let (preamble, credential) = state.withLock { state in
             state.streamConnections.append(connection)
-            state.streams.append(continuation)
-            return state.streamPreamble
+            return (state.streamPreamble, state.credential)
         }
+        guard connection.authorization == "Bearer \(credential)" else {
+            return Response(status: .unauthorized, headers: [.contentType: "application/json"])
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        state.withLock { $0.streams.append(continuation) }
         continuation.yield(preamble)
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
@@ -118,6 +139,13 @@ final class TestVouch: Sendable {
             return Response(status: .ok)
         }
         router.get("/events/sessions") { request, _ in vouch.value!.streamResponse(request) }
+        router.get("/redirect/jwks.json") { _, _ in
+            Response(status: .found, headers: [.location: "/.well-known/jwks.json"])
+        }
+        router.get("/hang/jwks.json") { _, _ -> Response in
+            await vouch.value!.hang()
+            return Response(status: .serviceUnavailable)
+        }
         var logger = Logger(label: "test-vouch")
         logger.logLevel = .warning
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
