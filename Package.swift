@@ -228,6 +228,7 @@ let package = Package(
             name: "vouch-benchmark",
             dependencies: [
                 "VouchCutoffRace",
+                "VouchResourceServer",
                 "VouchLiveTestSupport",
                 "VouchProtocol",
                 "VouchTokens",
@@ -341,6 +342,7 @@ let package = Package(
             name: "VouchServerTests",
             dependencies: [
                 "VouchCutoffRace",
+                "VouchResourceServer",
                 "VouchLiveTestSupport",
                 "VouchDevelopmentIdentityProvider",
                 "VouchPostgresTestSupport",

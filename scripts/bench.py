@@ -641,6 +641,7 @@ def main():
 
     rounds = max(0, arguments.rounds)
     all_rounds = []
+    offline_us = []
     paired = None
     wal_samples = []
     wal_reports = []
@@ -715,6 +716,10 @@ def main():
             results.append(measure("vouch POST access-token", pids, [b + "/sessions/access-token" for b in bases], seconds,
                                    connections, with_database, script=os.path.join(HERE, "bench", "post_empty.lua"),
                                    headers=[f"Authorization: Bearer {session}"]))
+            offline = subprocess.run([bench, "verify-offline", "--server", bases[0], "--token",
+                                      os.path.join(prepared, "access-token.txt"), "--seconds", "1" if arguments.smoke else "3"],
+                                     check=True, capture_output=True, text=True).stdout
+            offline_us.append(float(re.search(r"= ([0-9.]+) µs CPU", offline).group(1)))
             for kind, token in (("session", session), ("access", access_token)):
                 results.append(measure(f"vouch POST /introspect {kind}", pids,
                                        [(b + "/introspect", {"FORM": f"token={token}"}) for b in bases], seconds,
@@ -750,6 +755,11 @@ def main():
         print_pairs(paired, arguments.pair_seconds)
     for round_index, report in enumerate(wal_reports):
         print(f"== sign-in commits halfway through" + (f" round {round_index + 1}" if len(wal_reports) > 1 else "") + f": {report}")
+    for round_index, (results, verify_us) in enumerate(zip(all_rounds, offline_us)):
+        me = next(result for result in results if result["name"] == "vouch GET /users/me")
+        print(f"a service's offline verification (VouchResourceServer, cache hit) = {verify_us:.2f} µs CPU, "
+              f"{verify_us / me['cpu_us']:.3f} × the server's CPU for one GET /users/me"
+              + (f" (round {round_index + 1})" if len(offline_us) > 1 else ""))
     print(f"one RSA-2048 verify (openssl) = {rsa_us:.1f} µs")
 
 

@@ -8,6 +8,9 @@ import Foundation
 ///     vouch-benchmark access-token-algorithms [SECONDS]
 ///                                           RS256, ES256 and EdDSA sign and verify costs and token
 ///                                           sizes for an access token, then Vouch's whole mint and read
+///     vouch-benchmark verify-offline --server URL --token FILE [--seconds S]
+///                                           a service's offline verification of a running server's
+///                                           access token (VouchResourceServer), cache hit, CPU each
 ///     vouch-benchmark bare --port PORT [--public-key FILE]
 ///                                           the floors: a bare Hummingbird app answering POST /nonces,
 ///                                           and with a provider's public key (PEM) also POST /sessions
@@ -52,6 +55,12 @@ struct VouchBenchmark {
                     only: try option("--only", in: arguments))
             case "access-token-algorithms":
                 try await AccessTokenAlgorithms.run(seconds: arguments.first.flatMap(Double.init) ?? 2)
+            case "verify-offline":
+                guard let server = try option("--server", in: arguments), let token = try option("--token", in: arguments) else {
+                    throw BenchmarkError("verify-offline needs --server URL --token FILE")
+                }
+                try await OfflineVerification.run(
+                    server: server, tokenFile: token, seconds: try option("--seconds", in: arguments).flatMap(Double.init) ?? 2)
             case "bare":
                 let publicKeyPEM = try option("--public-key", in: arguments).map { try String(contentsOfFile: $0, encoding: .utf8) }
                 try await BareApp.run(port: try option("--port", in: arguments).flatMap(Int.init) ?? 8099, publicKeyPEM: publicKeyPEM)
