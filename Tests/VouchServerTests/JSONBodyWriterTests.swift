@@ -27,6 +27,7 @@ struct JSONBodyWriterTests {
     func sameAsJSONEncoder() throws {
         for text in Self.awkward {
             try expectSame(NonceResponse(nonce: text, expiresAt: text))
+            try expectSame(AccessTokenResponse(accessToken: text, expiresAt: text, audience: text, tokenType: text))
             // The server's own answers, written from the user's record; each encodes as the
             // protocol's type (`SessionResponse`, `CurrentUserResponse`) for the reference.
             let fullRecord = UserRecord(

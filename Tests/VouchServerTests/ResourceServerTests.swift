@@ -15,7 +15,9 @@ struct ResourceServerTests {
         return logger
     }()
 
-    static func verifier(_ server: LiveServer, audience: String, configure: (inout AccessTokenVerifier.Configuration) -> Void = { _ in })
+    static func verifier(
+        _ server: LiveServer, audience: String, configure: (inout AccessTokenVerifier.Configuration) -> Void = { _ in }
+    )
         -> AccessTokenVerifier
     {
         var configuration = AccessTokenVerifier.Configuration(issuer: "http://127.0.0.1:\(server.port)", audience: audience)
@@ -154,7 +156,10 @@ struct ResourceServerTests {
 
     @Test("the access token verifies with PyJWT, which knows only the issuer (discovery, then the JWKS)", .enabled(if: PyJWT.available || PyJWT.inCI))
     func pyJWTInterop() async throws {
-        try await LiveServer.run(configure: { $0.signingKeys.jwksMaxAgeSeconds = 1; $0.signingKeys.publishLeadSeconds = 2 }) { server in
+        try await LiveServer.run(configure: {
+            $0.signingKeys.jwksMaxAgeSeconds = 1
+            $0.signingKeys.publishLeadSeconds = 2
+        }) { server in
             let fixture = try await Fixture.make(server)
             let app = Fixture.bare(fixture.appID)
             let token = try await Self.mint(server, try await fixture.signedInSession(user: "alice"))

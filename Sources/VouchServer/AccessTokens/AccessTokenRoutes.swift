@@ -29,7 +29,7 @@ struct AccessTokenRoutes {
         let claims = AccessTokenClaims(
             issuer: ring.issuer, subject: session.userID, audience: audience, appID: app.id, sessionID: session.sessionID,
             issuedAt: now, expiresAt: min(now + app.accessTokenTTLSeconds, session.expiresAt),
-            tokenID: AccessTokenMinter.tokenID(), generations: session.generations.accessTokenGenerations(of: session))
+            tokenID: AccessTokenMinter.tokenID(random: SecureRandom.bytes(16)), generations: session.generations.accessTokenGenerations(of: session))
         let token = AccessTokenMinter.mint(claims, with: try await ring.signingKey())
         metrics.accessTokenMinted()
         return JSONResponse.make(

@@ -192,6 +192,17 @@ extension JSONBodyWritable {
 
 // Members in sorted order, as `.sortedKeys` writes them.
 
+extension AccessTokenResponse: JSONBodyWritable {
+    func write(to writer: inout JSONBodyWriter) {
+        writer.object { object in
+            object.member("access_token", accessToken)
+            object.member("audience", audience)
+            object.member("expires_at", expiresAt)
+            object.member("token_type", tokenType)
+        }
+    }
+}
+
 extension NonceResponse: JSONBodyWritable {
     func write(to writer: inout JSONBodyWriter) {
         writer.object { object in

@@ -12,15 +12,26 @@ extension SQLiteStore {
         }
     }
 
+    /// The session's token hash by its public id, then the look-up by that hash, which the session
+    /// cache answers when it holds it: introspecting an access token (PROTOCOL §8.16) reads one
+    /// indexed column, not the whole join.
     public func sessionLookup(sessionID: UUID) async throws -> SessionLookup? {
-        try await read("sessionLookupByID") { db in
-            try Self.lookup(sessionID: sessionID, db)
+        let tokenHash = try await read("sessionLookupByID") { db in
+            try db.rows("SELECT token_hash FROM sessions WHERE session_id = ?", [.uuidBytes(sessionID)])
+                .first.map { try $0.bytes("token_hash") }
         }
+        guard let tokenHash else { return nil }
+        return try await sessionLookup(tokenHash: tokenHash)
     }
 
+    /// Single-table statements, not `SessionLookupSQL`'s join, which SQLite re-prepares at every
+    /// binding (see `readSessionLookup`).
     static func lookup(sessionID: UUID, _ db: SQLiteRunner) throws -> SessionLookup? {
-        try db.rows(SessionLookupSQL.selection + "\nWHERE s.session_id = ?", [.uuidBytes(sessionID)])
-            .first.map(SessionLookupSQL.decode)
+        guard
+            let session = try db.rows("SELECT * FROM sessions WHERE session_id = ?", [.uuidBytes(sessionID)])
+                .first.map(SessionRecord.init(row:))
+        else { return nil }
+        return try lookup(of: session, db)
     }
 
     /// Read, judged and ended in one transaction: nothing can end or revive it in between.

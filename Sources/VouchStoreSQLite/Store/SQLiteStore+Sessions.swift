@@ -194,16 +194,21 @@ extension SQLiteStore {
                 let session = try db.rows("SELECT * FROM sessions WHERE token_hash = ?", [.bytes(tokenHash)])
                     .first.map(SessionRecord.init(row:))
             else { return nil }
-            let user = try db.rows(
-                "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
-                [.uuid(session.appID), .text(session.userID)]
-            ).first.map(UserRecord.init(row:))
-            let cutoffs = CatalogueCutoffs(
-                app: try Self.cutoff(table: "apps", id: session.appID, db),
-                provider: try session.providerID.flatMap { try Self.cutoff(table: "providers", id: $0, db) },
-                key: try session.keyID.flatMap { try Self.cutoff(table: "provider_keys", id: $0, db) })
-            return SessionLookup(session: session, user: user, cutoffs: cutoffs)
+            return try Self.lookup(of: session, db)
         }
+    }
+
+    /// The rest of a session's look-up once its row is read: its user and its catalogue's cutoffs.
+    static func lookup(of session: SessionRecord, _ db: SQLiteRunner) throws -> SessionLookup {
+        let user = try db.rows(
+            "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+            [.uuid(session.appID), .text(session.userID)]
+        ).first.map(UserRecord.init(row:))
+        let cutoffs = CatalogueCutoffs(
+            app: try Self.cutoff(table: "apps", id: session.appID, db),
+            provider: try session.providerID.flatMap { try Self.cutoff(table: "providers", id: $0, db) },
+            key: try session.keyID.flatMap { try Self.cutoff(table: "provider_keys", id: $0, db) })
+        return SessionLookup(session: session, user: user, cutoffs: cutoffs)
     }
 
     /// The cutoff of one catalogue row; `nil` when there is no such row.

@@ -1,5 +1,6 @@
 import Foundation
 import VouchProtocol
+import VouchSupport
 
 /// What a Vouch access token says (PROTOCOL §8.16): who the user is, for which service, from
 /// which session, and the cutoff generations that session recorded, so that a service following
@@ -43,16 +44,16 @@ public struct AccessTokenClaims: Sendable, Equatable {
         ]
         var members: [String: JSONValue] = [
             "iss": .string(issuer), "sub": .string(subject), "aud": .string(audience),
-            "app": .string(appID.uuidString.lowercased()), "sid": .string(sessionID.uuidString.lowercased()),
+            "app": .string(UUIDText.lowercase(appID)), "sid": .string(UUIDText.lowercase(sessionID)),
             "iat": .number(JSONNumber(issuedAt)), "exp": .number(JSONNumber(expiresAt)), "jti": .string(tokenID),
         ]
         if let provider = generations.provider {
             generationMembers["provider"] = .number(JSONNumber(provider.generation))
-            members["provider_id"] = .string(provider.id.uuidString.lowercased())
+            members["provider_id"] = .string(UUIDText.lowercase(provider.id))
         }
         if let key = generations.key {
             generationMembers["key"] = .number(JSONNumber(key.generation))
-            members["key_id"] = .string(key.id.uuidString.lowercased())
+            members["key_id"] = .string(UUIDText.lowercase(key.id))
         }
         members["gen"] = .object(generationMembers)
         return members
