@@ -28,6 +28,13 @@ struct JSONBodyWriterTests {
         for text in Self.awkward {
             try expectSame(NonceResponse(nonce: text, expiresAt: text))
             try expectSame(AccessTokenResponse(accessToken: text, expiresAt: text, audience: text, tokenType: text))
+            for audience in [text, nil] {
+                try expectSame(
+                    IntrospectionResponse(
+                        active: true, tokenType: text, subject: text, appID: UUID(), sessionID: UUID(), issuedAt: -1,
+                        expiresAt: 1_790_000_000, audience: audience, issuer: text, tokenID: audience))
+            }
+            try expectSame(IntrospectionResponse.inactive)
             // The server's own answers, written from the user's record; each encodes as the
             // protocol's type (`SessionResponse`, `CurrentUserResponse`) for the reference.
             let fullRecord = UserRecord(

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import VouchProtocol
 import VouchStore
+import VouchSupport
 import VouchTokens
 
 /// `POST /introspect` (RFC 7662, PROTOCOL §8.16): whether a session token or an access token is
@@ -82,7 +83,7 @@ struct IntrospectionJSONRequest: Decodable {
 }
 
 /// RFC 7662's answer: `{"active": false}` alone, or the token's facts.
-struct IntrospectionResponse: Encodable {
+struct IntrospectionResponse: Encodable, JSONBodyWritable {
     let active: Bool
     var tokenType: String? = nil
     var subject: String? = nil
@@ -108,6 +109,25 @@ struct IntrospectionResponse: Encodable {
         case issuer = "iss"
         case tokenID = "jti"
         case clientID = "client_id"
+    }
+
+    /// The same bytes `encode(to:)` gives with sorted keys (a test holds them equal).
+    func write(to writer: inout JSONBodyWriter) {
+        writer.object { object in
+            object.member("active", active)
+            if active {
+                object.member("app", appID.map(UUIDText.lowercase))
+                if let audience { object.member("aud", audience) }
+                object.member("client_id", appID.map(UUIDText.lowercase))
+                object.member("exp", expiresAt)
+                object.member("iat", issuedAt)
+                object.member("iss", issuer)
+                if let tokenID { object.member("jti", tokenID) }
+                object.member("sid", sessionID.map(UUIDText.lowercase))
+                object.member("sub", subject)
+                object.member("token_type", tokenType)
+            }
+        }
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -1,8 +1,10 @@
+import Crypto
 import Foundation
 import Logging
 import Synchronization
 import VouchProtocol
 import VouchStore
+import VouchSupport
 import VouchTokens
 
 /// Vouch's signing keys as this instance holds them: the one that signs, the ones the JWKS
@@ -39,6 +41,8 @@ final class SigningKeyRing: Sendable {
     /// snapshot of one that read it later. (Rotations need no ordering here: the store lets one
     /// successor in, and deleting what is no longer published twice deletes it once.)
     private let loads = Mutex<(started: Int, installed: Int)>((0, 0))
+    /// Access tokens that verified, by the SHA-256 of their text (`read`).
+    private let verified = Mutex(TwoGenerations<[UInt8], AccessTokenClaims>(generationSize: 8_192))
 
     init(
         store: any Store, schedule: SigningKeySchedule, issuer: String, leewaySeconds: Int64,
@@ -79,12 +83,28 @@ final class SigningKeyRing: Sendable {
     /// Reads a token with the loaded keys; when it names a key this instance has not loaded
     /// (added by another instance since the last check), reloads once (at most once a second)
     /// and reads again.
+    ///
+    /// A token read before is found by its SHA-256 (only tokens that verified are kept): a service
+    /// introspecting the same token on each of a user's requests costs a hash, not an ECDSA check.
+    /// A kept token is still held to its expiry. Only who holds a token's exact bytes can tell a
+    /// kept one by its time, and they learn nothing they did not know.
     func read(_ token: String, now: Int64) async -> Result<AccessTokenClaims, AccessTokenRefusal> {
+        let digest = Array(SHA256.hash(data: Array(token.utf8)))
+        let kept = verified.withLock { $0.value(for: digest).value }
+        if let kept {
+            return kept.expiresAt > now - leewaySeconds ? .success(kept) : .failure(.expired)
+        }
         let snapshot = current
-        let result = snapshot.reader.read(token, now: now)
-        guard case .failure(.unknownKey) = result, uptime() - snapshot.loadedAt >= 1 else { return result }
-        try? await load()
-        return current.reader.read(token, now: now)
+        var result = snapshot.reader.read(token, now: now)
+        if case .failure(.unknownKey) = result, uptime() - snapshot.loadedAt >= 1 {
+            try? await load()
+            result = current.reader.read(token, now: now)
+        }
+        if case .success(let claims) = result {
+            // What the table lets go is freed here, after the lock.
+            _ = verified.withLock { $0.set(claims, for: digest) }
+        }
+        return result
     }
 
     /// Adds a successor when the schedule says one is due (racing instances: the store lets one

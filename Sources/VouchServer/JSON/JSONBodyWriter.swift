@@ -49,6 +49,22 @@ struct JSONBodyWriter {
         needsComma = true
     }
 
+    mutating func member(_ name: StaticString, _ value: Bool) {
+        key(name)
+        put(value ? "true" : "false")
+        needsComma = true
+    }
+
+    mutating func member(_ name: StaticString, _ value: Int64?) {
+        key(name)
+        if var digits = value.map(String.init) {
+            digits.withUTF8 { put($0) }
+        } else {
+            put("null")
+        }
+        needsComma = true
+    }
+
     /// A user's `<identity>` object (PROTOCOL §3), written from the record itself: building an
     /// `Identity` first copied every string of a record that the stores' caches share.
     mutating func member(_ name: StaticString, identityOf user: UserRecord) {

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Prometheus
 
 /// The series of PROTOCOL §8.16: access tokens minted, introspections by verdict, and the
 /// services following the stream of endings on this instance.
@@ -6,25 +7,32 @@ extension ServerMetrics {
     static let accessTokensLabel = "vouch_access_tokens_minted_total"
     static let introspectionsLabel = "vouch_introspections_total"
 
-    func accessTokenMinted() {
-        Counter(label: Self.accessTokensLabel, factory: factory).increment()
-    }
+    func accessTokenMinted() { accessTokenCounters.minted.increment() }
 
     func recordIntrospection(active: Bool) {
-        Counter(label: Self.introspectionsLabel, dimensions: [("active", active ? "true" : "false")], factory: factory).increment()
+        (active ? accessTokenCounters.activeIntrospections : accessTokenCounters.inactiveIntrospections).increment()
     }
 
     func setSessionEventStreams(_ count: Int) {
         Gauge(label: "vouch_session_event_streams", factory: factory).record(count)
     }
 
-    /// Makes every series, so that a dashboard sees 0 rather than nothing.
-    func registerAccessTokens() {
-        Counter(label: Self.accessTokensLabel, factory: factory).increment(by: 0)
-        for active in [true, false] {
-            Counter(label: Self.introspectionsLabel, dimensions: [("active", active ? "true" : "false")], factory: factory)
-                .increment(by: 0)
-        }
-        setSessionEventStreams(0)
+    /// Makes the gauge, so that a dashboard sees 0 rather than nothing (the counters exist from
+    /// the start).
+    func registerAccessTokens() { setSessionEventStreams(0) }
+}
+
+/// The counters, each made once with its labels: looking a series up by its labels on every
+/// request costs a lock and a hash of its name.
+struct AccessTokenCounters: Sendable {
+    let minted: CoreMetrics.Counter
+    let activeIntrospections: CoreMetrics.Counter
+    let inactiveIntrospections: CoreMetrics.Counter
+
+    init(factory: PrometheusMetricsFactory) {
+        minted = Counter(label: ServerMetrics.accessTokensLabel, factory: factory)
+        activeIntrospections = Counter(label: ServerMetrics.introspectionsLabel, dimensions: [("active", "true")], factory: factory)
+        inactiveIntrospections = Counter(label: ServerMetrics.introspectionsLabel, dimensions: [("active", "false")], factory: factory)
+        for counter in [minted, activeIntrospections, inactiveIntrospections] { counter.increment(by: 0) }
     }
 }

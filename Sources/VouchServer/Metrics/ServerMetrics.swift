@@ -24,11 +24,14 @@ struct ServerMetrics: Sendable {
     /// The one sign-in series a storm records over and over, made once: looking it up by its
     /// labels built an array and hashed two strings every sign-in.
     private let acceptedSignIns: CoreMetrics.Counter
+    /// PROTOCOL §8.16's counters, made once: minting and introspection are per-request routes.
+    let accessTokenCounters: AccessTokenCounters
 
     init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         let factory = PrometheusMetricsFactory(registry: registry)
         self.factory = factory
+        accessTokenCounters = AccessTokenCounters(factory: factory)
         acceptedSignIns = Counter(
             label: Self.signInsLabel, dimensions: [("outcome", SignInOutcome.accepted.rawValue), ("reason", "none")],
             factory: factory)

@@ -95,6 +95,23 @@ final class CatalogueCache: Sendable {
         }
     }
 
+    /// The kept row of app `id`, if any, and the ticket for reading it otherwise: `Store.app(id:)`
+    /// (a session's app, read by every access token minted, PROTOCOL §8.16) answered as a sign-in's
+    /// app is.
+    func app(id: UUID) -> (kept: AppRecord?, ticket: Ticket) {
+        state.withLock { state in (capacity > 0 ? state.apps[id] : nil, Ticket(generation: state.generation)) }
+    }
+
+    /// Keeps an app read since `ticket`, unless something was invalidated meanwhile.
+    func keep(app: AppRecord, since ticket: Ticket) {
+        guard capacity > 0 else { return }
+        state.withLock { state in
+            guard state.generation == ticket.generation else { return }
+            if state.count + 1 > capacity { state.removeAll() }
+            state.apps[app.id] = app
+        }
+    }
+
     /// Keeps the catalogue rows found by a read of `asked`, unless something was invalidated since
     /// `ticket` was taken.
     func keep(_ read: SignInFacts, asked: SignInFactsQuery, since ticket: Ticket) {

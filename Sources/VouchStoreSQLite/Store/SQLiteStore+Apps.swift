@@ -17,10 +17,15 @@ extension SQLiteStore {
         }
     }
 
+    /// From the catalogue cache when it holds the app (every app write invalidates it).
     public func app(id: UUID) async throws -> AppRecord? {
-        try await read("app") { db in
+        let (kept, ticket) = catalogueCache.app(id: id)
+        if let kept { return kept }
+        let read = try await read("app") { db in
             try db.rows("SELECT * FROM apps WHERE id = ?", [.uuid(id)]).first.map(AppRecord.init(row:))
         }
+        if let read { catalogueCache.keep(app: read, since: ticket) }
+        return read
     }
 
     /// Ties on `created_at` (same second) keep insertion order, so the listing is stable.
