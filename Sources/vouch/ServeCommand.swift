@@ -92,7 +92,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "The URL the app's services reach this server at (https://vouch.example.com): the iss of access tokens and the base of the JWKS URL. Without it: http://<host>:<port>, for development."
+        help:
+            "The URL the app's services reach this server at (https://vouch.example.com): the iss of access tokens and the base of the JWKS URL. Without it: http://<host>:<port>, for development."
     )
     var publicURL: String?
 

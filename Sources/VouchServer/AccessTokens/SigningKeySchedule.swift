@@ -74,7 +74,8 @@ struct SigningKeyPlan: Equatable {
             successor = (1, now)
             return
         }
-        let due = newest.activatesAt <= now
+        let due =
+            newest.activatesAt <= now
             && now >= newest.activatesAt + schedule.rotationIntervalSeconds - schedule.publishLeadSeconds
         successor = due ? (newest.sequence + 1, now + schedule.publishLeadSeconds) : nil
     }

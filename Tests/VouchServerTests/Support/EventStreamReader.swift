@@ -41,8 +41,10 @@ final class EventStreamReader: Sendable {
                         let line = String(pending[..<newline])
                         pending = String(pending[pending.index(after: newline)...])
                         if line.isEmpty {
-                            if !data.isEmpty { let event = Event(id: id, name: name, data: data.joined(separator: "\n"))
-                                received.withLock { $0.events.append(event) } }
+                            if !data.isEmpty {
+                                let event = Event(id: id, name: name, data: data.joined(separator: "\n"))
+                                received.withLock { $0.events.append(event) }
+                            }
                             (id, name, data) = (nil, nil, [])
                         } else if line.hasPrefix(":") {
                             continue
