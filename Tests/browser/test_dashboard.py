@@ -5,7 +5,9 @@
 
 Starts the server on 127.0.0.1 (a free port) with a temporary data directory, then, as a
 person would: signs in, creates an app (its session lifetime typed with units, a bad one refused
-inline), a provider and a key generated in the browser, proves a token signed with the
+inline), sets its access-token lifetime and audiences (a bad audience refused inline), creates a
+service credential (shown once, proven with /introspect, then listed by name) and revokes it,
+a provider and a key generated in the browser, proves a token signed with the
 downloaded private key opens a session on a described device, sees the device on the user page,
 cuts the key off with a reason after the confirmation page counts its session, sees the session
 gone, signs one of two later devices out, validates a good and a bad token, suspends a user,
@@ -80,6 +82,12 @@ class Server:
                                          method="POST", headers={"Content-Type": "application/json"})
         return self.exchange(request)
 
+    def introspect(self, credential):
+        """`POST /introspect` with a service credential: (200, {"active": false}) when it works."""
+        return self.exchange(urllib.request.Request(
+            self.url + "/introspect", data=b"token=not-a-token", method="POST",
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Authorization": "Bearer " + credential}))
+
     def get_json(self, path, session_token):
         return self.exchange(urllib.request.Request(self.url + path, headers={"Authorization": "Bearer " + session_token}))
 
@@ -102,7 +110,10 @@ class Steps:
         self.current = name
         print("== " + name, flush=True)
 
-    def shot(self, name):
+    def shot(self, name, scroll_to=None):
+        """A screenshot of the window; with `scroll_to` (CSS), that element scrolled to the top first."""
+        if scroll_to:
+            self.driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", self.find(scroll_to))
         self.shots += 1
         self.driver.save_screenshot(os.path.join(SHOTS, "%02d-%s.png" % (self.shots, name)))
 
@@ -238,6 +249,46 @@ class Steps:
         self.shot("app-duration-refused")
         self.submit("section.app form", {"session_ttl_seconds": "2h"})
         self.wait(lambda: "Sessions last 2 hours" in self.text(), "the lifetime typed with a unit")
+
+        self.step("set the access-token lifetime and the audiences, one per line")
+        self.submit("section.app form.app-settings", {"access_token_ttl_seconds": "2m",
+                                                      "audiences": "chat.example.com\nhttps://media.example.com"})
+        self.wait(lambda: "Access tokens last 2 minutes" in self.text(), "the new access-token lifetime")
+        self.expect("audiences: the app id, chat.example.com, https://media.example.com" in self.text(),
+                    "the audiences are shown: " + self.find("section.app p.access-tokens").text)
+        self.expect(self.find("section.app textarea[name=audiences]").get_attribute("value")
+                    == "chat.example.com\nhttps://media.example.com", "the field holds them one per line")
+
+        self.step("an audience with a space is an inline error, and changes nothing")
+        self.submit("section.app form.app-settings", {"audiences": "chat server"})
+        self.wait(lambda: "Each audience is 1…200 characters" in self.find("[role=alert]").text, "the inline error")
+        self.expect("chat.example.com, https://media.example.com" in self.text(), "the audiences are unchanged")
+        self.shot("app-audience-refused")
+
+        self.step("create a service credential: shown once, it works, then listed by name")
+        self.submit("section.app form.service-credential-form", {"name": "chat server"})
+        self.wait(lambda: self.find("#created-credential").text.startswith("vsc_"), "the new credential")
+        credential = self.find("#created-credential").text
+        self.expect(len(credential) == 47, "vsc_ and 43 characters: %r" % credential)
+        self.expect("copy it now" in self.find("#created-service-credential").text, "the note to copy it now")
+        self.shot("service-credential-created")
+        status, body = self.server.introspect(credential)
+        self.expect(status == 200 and body == {"active": False}, "the credential works: %s %r" % (status, body))
+        self.open("/dashboard/apps")
+        self.expect(credential not in self.driver.page_source and not self.finds("#created-credential"),
+                    "the credential is not shown again")
+        cells = [cell.text for cell in self.finds("section.app table.service-credentials tr.credential-live td")]
+        self.expect(cells[0] == "chat server" and cells[3] == "Revoke", "the credential's row: %r" % cells)
+        self.shot("service-credentials", scroll_to="section.app form.app-settings")
+
+        self.step("revoke the service credential: refused at once")
+        self.submit("section.app table.service-credentials tr.credential-live form")
+        self.wait(lambda: "Revoked service credential chat server" in self.find(".notice").text, "the revocation notice")
+        self.expect(not self.finds("tr.credential-live") and len(self.finds("tr.credential-revoked")) == 1,
+                    "the row shows it revoked, without a button")
+        # Each instance caches a credential's record for a second: refused within it.
+        self.wait(lambda: self.server.introspect(credential)[0] == 401, "the revoked credential refused", seconds=5)
+        self.shot("service-credential-revoked", scroll_to="section.app table.service-credentials")
 
         self.step("create a provider and bind the app")
         self.find("nav a[href='/dashboard/providers']").click()
@@ -396,13 +447,14 @@ class Steps:
         actions = [row[2] for row in rows]
         for action in ("dashboard.sign_in", "app.create", "app.update", "provider.create", "provider.bind", "key.create",
                        "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected",
-                       "cutoff.key", "session.revoke"):
+                       "cutoff.key", "session.revoke", "service_credential.create", "service_credential.revoke"):
             self.expect(action in actions, "the audit page shows %s: %r" % (action, actions))
         admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
         self.expect(all(row[1].startswith("dashboard:") for row in admin_rows),
                     "every admin entry is this dashboard session's: %r" % admin_rows)
         refused = [row[2:4] for row in admin_rows if row[3] != "ok"]
-        self.expect(refused == [["app.update", "http_422"]], "only the unreadable lifetime was refused: %r" % refused)
+        self.expect(refused == [["app.update", "http_422"]] * 2,
+                    "only the unreadable lifetime and the bad audience were refused: %r" % refused)
         self.expect(len({row[1] for row in admin_rows}) == 1, "one session did all of it")
         self.expect(actions.index("key.delete") < actions.index("app.create"), "newest first")
         self.expect("Forged" not in self.text() and ADMIN_TOKEN not in self.driver.page_source,
@@ -486,6 +538,11 @@ class NoScriptSteps(Steps):
         self.submit("#cutoff-confirm")
         self.wait(lambda: "0 sessions ended" in self.find(".notice").text, "the cutoff's result")
         self.expect("No script cutoff" in self.text(), "the app shows its last cutoff")
+
+        self.step("JavaScript off: create a service credential, shown once")
+        self.submit("#app-%s form.service-credential-form" % app_id.split("/")[-1], {"name": "No script service"})
+        self.wait(lambda: self.find("#created-credential").text.startswith("vsc_"), "the new credential")
+        self.expect(self.server.introspect(self.find("#created-credential").text)[0] == 200, "the credential works")
 
         self.open("/dashboard/validate")
         self.submit("form[action='/dashboard/validate']", {"app": "No Script App", "identity_token": "not.a.token"})

@@ -36,6 +36,8 @@ enum DashboardAssets {
         .inline { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 2px 0; }
         label { font-weight: 600; display: inline-flex; flex-direction: column; gap: 4px; }
         .inline label, .stack > label { flex-direction: row; }
+        .row label.wide { flex: 1 1 100%; }
+        .table-wrap + form { margin-top: 10px; }
         input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; max-width: 100%; font-weight: 400; }
         textarea { width: 100%; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85rem; }
         button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
@@ -59,7 +61,7 @@ enum DashboardAssets {
         .table-wrap { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-        .key-deleted td { color: var(--muted); }
+        .key-deleted td, .credential-revoked td { color: var(--muted); }
         .fingerprint { font-size: 0.75rem; }
         .nowrap { white-space: nowrap; }
         @media (max-width: 600px) {
@@ -72,6 +74,7 @@ enum DashboardAssets {
           .row label, .inline label { width: 100%; }
           input, select { width: 100%; }
           th, td { padding: 4px; font-size: 0.9rem; }
+          .credential-id { display: none; }
         }
         """
 }

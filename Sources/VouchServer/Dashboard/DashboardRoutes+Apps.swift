@@ -3,8 +3,8 @@ import Hummingbird
 import VouchProtocol
 import VouchStore
 
-/// Apps (create, rename, session lifetime, challenge margin, live sockets) and their registration
-/// secrets.
+/// Apps (create, rename, session lifetime, challenge margin, access tokens, live sockets) and their
+/// registration secrets.
 extension DashboardRoutes {
     /// The signed-in pages of this area, added to the group that requires a dashboard session.
     var appsArea: RouteCollection<DashboardContext> {
@@ -20,7 +20,11 @@ extension DashboardRoutes {
         return routes
     }
 
-    private func appsPage(_ context: DashboardContext, error: DashboardError? = nil) async throws -> Response {
+    /// The apps page; with `created`, the service credential just made is shown on it this once
+    /// (answered 201, not redirected to, so that no later page can show it again).
+    func appsPage(
+        _ context: DashboardContext, created: CreatedServiceCredential? = nil, error: DashboardError? = nil
+    ) async throws -> Response {
         let chrome = try await chrome(context, "apps", error: error?.message)
         var apps: [[String: Any]] = []
         let sockets = await liveSockets.socketCounts()
@@ -28,13 +32,18 @@ extension DashboardRoutes {
             apps.append([
                 "uuid": app.id.lowercased, "id": LayerID.app(app.id), "name": app.name, "ttl": DurationText.format(app.sessionTTLSeconds),
                 "margin": DurationText.format(app.challengeMarginSeconds), "liveSockets": sockets[app.id] ?? 0,
+                "accessTTL": DurationText.format(app.accessTokenTTLSeconds), "audiences": app.audiences,
+                "audiencesText": app.audiences.joined(separator: "\n"),
+                "serviceCredentials": try await serviceCredentialRows(of: app.id),
                 "createdAt": Timestamp.rfc3339(app.createdAt), "csrf": chrome.csrfToken,
                 "cutoff": try await lastCutoff(.app(app.id)), "cutoffPath": "/dashboard/apps/\(app.id.lowercased)/cutoff",
             ])
         }
+        var values: [String: Any] = ["apps": apps, "csrf": chrome.csrfToken]
+        if let created { values["createdCredential"] = created.values }
         return renderer.page(
-            "apps", title: "Apps", values: ["apps": apps, "csrf": chrome.csrfToken], chrome: chrome,
-            status: error?.status ?? .ok)
+            "apps", title: "Apps", values: values, chrome: chrome,
+            status: error?.status ?? (created == nil ? .ok : .created))
     }
 
     private func createApp(_ request: Request, _ context: DashboardContext) async throws -> Response {
@@ -60,11 +69,16 @@ extension DashboardRoutes {
                 let ttl = try Self.ttl(form)
                 let margin = try Self.duration(
                     form, "challenge_margin_seconds", "The challenge margin", within: AppRecord.challengeMarginRange)
+                let accessTTL = try Self.duration(
+                    form, "access_token_ttl_seconds", "The access-token lifetime", within: AppRecord.accessTokenTTLRange)
+                let audiences = try Self.audiences(form)
                 // Partial in the store: a concurrent change of another field is not overwritten.
+                let changes = AppChanges(
+                    name: name, sessionTTLSeconds: ttl, challengeMarginSeconds: margin, accessTokenTTLSeconds: accessTTL,
+                    audiences: audiences)
                 let app: AppRecord
                 do {
-                    app = try await store.updateApp(
-                        id: id, changes: AppChanges(name: name, sessionTTLSeconds: ttl, challengeMarginSeconds: margin))
+                    app = try await store.updateApp(id: id, changes: changes)
                 } catch StoreError.notFound {
                     throw DashboardError(.notFound, "App not found.")
                 }
@@ -76,6 +90,18 @@ extension DashboardRoutes {
     /// The session lifetime typed in `form`, or nil when the field is empty or absent.
     static func ttl(_ form: DashboardForm) throws -> Int64? {
         try duration(form, "session_ttl_seconds", "The session lifetime", within: AdminAPI.sessionTTLRange)
+    }
+
+    /// The audiences typed in `form`, one per line (blank lines and surrounding spaces ignored),
+    /// checked as the admin API checks them; nil when the field is absent, so that a form without
+    /// it leaves the list alone, and an empty list when it is sent empty.
+    ///
+    /// One per line rather than comma-separated: an audience may contain a comma, never a line
+    /// break.
+    static func audiences(_ form: DashboardForm) throws -> [String]? {
+        guard let text = form["audiences"] else { return nil }
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        return try AdminValidation.audiences(lines.filter { !$0.isEmpty })
     }
 
     /// A duration field (`DurationText`) within `range`, or nil when it is empty or absent.

@@ -38,7 +38,10 @@ struct DashboardRoutes: Sendable {
             .add(middleware: DashboardSessionMiddleware(sessions: sessions))
             .add(middleware: audit)
             .group(context: DashboardContext.self)
-        for area in [sessionArea, appsArea, providersArea, usersArea, devicesArea, cutoffsArea, validationArea, auditArea] {
+        for area in [
+            sessionArea, appsArea, serviceCredentialsArea, providersArea, usersArea, devicesArea, cutoffsArea, validationArea,
+            auditArea,
+        ] {
             signedIn.addRoutes(area)
         }
     }

@@ -1,6 +1,15 @@
 extension DashboardTemplates {
     static let apps = """
         <h1>Apps</h1>
+        {{#createdCredential}}
+        <section class="card shown-once" id="created-service-credential" aria-live="polite">
+        <h2>New service credential for {{appName}}: copy it now</h2>
+        <p>It is shown this once; the server keeps only its hash and will not show it again.</p>
+        <p>{{name}} <code class="copy" id="created-credential">{{credential}}</code></p>
+        <p class="hint">The service sends it as <code>Authorization: Bearer vsc_…</code> to
+        <code>POST /introspect</code> and <code>GET /events/sessions</code>.</p>
+        </section>
+        {{/createdCredential}}
         <section class="card">
         <h2>Create an app</h2>
         <form method="post" action="/dashboard/apps" class="stack">
@@ -18,17 +27,39 @@ extension DashboardTemplates {
         <h3>{{name}}</h3>
         <p>App id <code class="copy">{{id}}</code></p>
         <p class="meta">Sessions last {{ttl}} · challenges answered within {{margin}} · created {{createdAt}}</p>
+        <p class="meta access-tokens">Access tokens last {{accessTTL}} · audiences: the app id{{#audiences}}, <code>{{.}}</code>{{/audiences}}</p>
         <p class="meta live-sockets">Live sockets on this instance: <strong>{{liveSockets}}</strong></p>
-        <form method="post" action="/dashboard/apps/{{uuid}}" class="row">
+        <form method="post" action="/dashboard/apps/{{uuid}}" class="row app-settings">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label>Name <input name="name" value="{{name}}" required maxlength="128"></label>
         <label>Session lifetime <input name="session_ttl_seconds" value="{{ttl}}" required></label>
         <label>Challenge margin (5 s … 10 min) <input name="challenge_margin_seconds" value="{{margin}}" required></label>
+        <label>Access-token lifetime (1 s … 5 min) <input name="access_token_ttl_seconds" value="{{accessTTL}}" required></label>
+        <label class="wide"><span>Access-token audiences besides the app id: one per line (up to 20), such as
+        <code>chat.example.com</code></span>
+        <textarea name="audiences" rows="3" spellcheck="false" autocapitalize="off">{{audiencesText}}</textarea></label>
         <button type="submit">Save</button>
         </form>
         <h4>Sessions</h4>
         <p class="meta">{{> last-cutoff}}</p>
         {{> cutoff-form}}
+        <h4>Service credentials</h4>
+        <p class="hint">Each of the app's services introspects tokens and follows the endings with its own.</p>
+        <div class="table-wrap"><table class="service-credentials">
+        <thead><tr><th scope="col">Name</th><th scope="col" class="credential-id">Id</th><th scope="col">Created</th><th scope="col">Revoked</th></tr></thead>
+        <tbody>
+        {{#serviceCredentials}}
+        <tr class="{{#revoked}}credential-revoked{{/revoked}}{{^revoked}}credential-live{{/revoked}}"><td>{{name}}</td><td class="credential-id"><code class="copy">{{id}}</code></td><td>{{createdAt}}</td>
+        <td>{{#revoked}}{{revokedAt}}{{/revoked}}{{^revoked}}<form method="post" action="/dashboard/apps/{{uuid}}/service-credentials/{{id}}/revoke" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="danger">Revoke</button></form>{{/revoked}}</td></tr>
+        {{/serviceCredentials}}
+        {{^serviceCredentials}}<tr><td colspan="4">None yet.</td></tr>{{/serviceCredentials}}
+        </tbody></table></div>
+        <form method="post" action="/dashboard/apps/{{uuid}}/service-credentials" class="row service-credential-form">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>The service's name <input name="name" required maxlength="128" placeholder="chat server"></label>
+        <button type="submit">Create a service credential</button>
+        </form>
         <p class="links"><a href="/dashboard/apps/{{uuid}}/secrets">Registration secrets</a>
         <a href="/dashboard/users?app={{uuid}}">Users</a>
         <a href="/dashboard/validate?app={{uuid}}">Validate a token</a></p>

@@ -52,10 +52,6 @@ struct SessionsCommand: AsyncParsableCommand {
                 session.device?.appVersion ?? "-", session.createdAt, session.lastSeenAt,
             ]
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([header] + rows).map { cells in
-            zip(cells, widths).map { cell, width in cell + String(repeating: " ", count: width - cell.count) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
+        return AdminTable.lines(header: header, rows: rows)
     }
 }

@@ -9,6 +9,8 @@ struct AdminServiceCredentialRoutes {
     let store: any Store
     let clock: @Sendable () -> Int64
 
+    private var operations: AdminOperations { AdminOperations(store: store, clock: clock) }
+
     var routes: RouteCollection<AdminContext> {
         let routes = RouteCollection(context: AdminContext.self)
         routes.post("/apps/:app/service-credentials") { request, context in try await create(request, context) }
@@ -25,23 +27,14 @@ struct AdminServiceCredentialRoutes {
         let app = try await AdminLookup.app(context, in: store)
         let body = try await RequestBodyReader.decode(CreateServiceCredentialRequest.self, from: request, context: context)
         guard let name = body.name else { throw APIError.missingProperty("name") }
-        let credential = ServiceCredentialText.make()
-        let record = ServiceCredentialRecord(
-            id: UUID(), appID: app.id, name: try AdminValidation.name(name),
-            credentialHash: ServiceCredentialText.hash(credential), createdAt: clock())
-        try await store.createServiceCredential(record)
-        AuditNote.object("service_credential", record.id.lowercased)
+        let (record, credential) = try await operations.createServiceCredential(appID: app.id, name: name)
         return JSONResponse.make(record.response(credential: credential), status: .created)
     }
 
     private func revoke(_ context: AdminContext) async throws -> Response {
         let app = try await AdminLookup.app(context, in: store)
         let id = try PathID.uuid(context, "credential", what: "Service credential")
-        do {
-            return JSONResponse.make(try await store.revokeServiceCredential(id: id, appID: app.id, now: clock()).response())
-        } catch StoreError.notFound {
-            throw APIError.notFound("Service credential")
-        }
+        return JSONResponse.make(try await operations.revokeServiceCredential(id: id, appID: app.id).response())
     }
 }
 
