@@ -7,7 +7,7 @@ import Foundation
 public struct ServiceCredentialRecord: Sendable, Equatable {
     public var id: UUID
     public var appID: UUID
-    /// The operator's label ("chat server"): 1…100 characters.
+    /// The operator's label ("chat server"), held to the admin API's rules for names (1…128 bytes).
     public var name: String
     /// SHA-256 of the credential's text.
     public var credentialHash: [UInt8]
@@ -26,7 +26,4 @@ public struct ServiceCredentialRecord: Sendable, Equatable {
 
     /// Whether it may be used.
     public var isRevoked: Bool { revokedAt != nil }
-
-    /// The longest accepted `name`, in characters.
-    public static let maximumNameLength = 100
 }
