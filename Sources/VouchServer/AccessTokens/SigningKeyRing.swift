@@ -110,25 +110,23 @@ final class SigningKeyRing: Sendable {
     /// Adds a successor when the schedule says one is due (racing instances: the store lets one
     /// win, the others just reload), deletes keys no longer published, and reloads.
     func rotate() async throws {
-        do {
-            let now = clock()
-            let keys = try await store.signingKeys()
-            let plan = SigningKeyPlan(keys: keys, schedule: schedule, now: now)
-            if let successor = plan.successor {
-                let fresh = AccessTokenSigningKey.generate()
-                let added = try await store.addSigningKey(
-                    SigningKeyRecord(
-                        sequence: successor.sequence, keyID: fresh.keyID, algorithm: AccessTokenSigningKey.algorithm,
-                        privateKey: fresh.rawPrivateKey, createdAt: now, activatesAt: successor.activatesAt))
-                if added {
-                    logger.notice(
-                        "Published a new signing key for access tokens",
-                        metadata: ["kid": "\(fresh.keyID)", "sequence": "\(successor.sequence)", "signs_from": "\(successor.activatesAt)"])
-                }
+        let now = clock()
+        let keys = try await store.signingKeys()
+        let plan = SigningKeyPlan(keys: keys, schedule: schedule, now: now)
+        if let successor = plan.successor {
+            let fresh = AccessTokenSigningKey.generate()
+            let added = try await store.addSigningKey(
+                SigningKeyRecord(
+                    sequence: successor.sequence, keyID: fresh.keyID, algorithm: AccessTokenSigningKey.algorithm,
+                    privateKey: fresh.rawPrivateKey, createdAt: now, activatesAt: successor.activatesAt))
+            if added {
+                logger.notice(
+                    "Published a new signing key for access tokens",
+                    metadata: ["kid": "\(fresh.keyID)", "sequence": "\(successor.sequence)", "signs_from": "\(successor.activatesAt)"])
             }
-            if plan.firstKept > 1, keys.contains(where: { $0.sequence < plan.firstKept }) {
-                try await store.deleteSigningKeys(below: plan.firstKept)
-            }
+        }
+        if plan.firstKept > 1, keys.contains(where: { $0.sequence < plan.firstKept }) {
+            try await store.deleteSigningKeys(below: plan.firstKept)
         }
         try await load()
     }

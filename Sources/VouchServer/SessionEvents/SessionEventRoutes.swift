@@ -36,7 +36,7 @@ struct SessionEventRoutes {
         guard let subscription = streams.subscribe() else {
             throw APIError(
                 .rateLimitExceeded, "Too many event streams are open on this instance; retry shortly.",
-                headers: [.retryAfter: "5"])
+                data: ["retry_after": .number(JSONNumber(Int64(5)))], headers: [.retryAfter: "5"])
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"

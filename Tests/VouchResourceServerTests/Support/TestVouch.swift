@@ -179,6 +179,9 @@ extension TestVouch {
         clock: TestClock, _ configure: (inout AccessTokenVerifier.Configuration) -> Void = { _ in }
     ) -> AccessTokenVerifier {
         var configuration = AccessTokenVerifier.Configuration(issuer: issuer, audience: TestClaims.audience)
+        // A fetch that fails is retried only after `retryInterval` of the test's clock, which these
+        // tests do not move: a generous timeout keeps a loaded machine from failing the first one.
+        configuration.fetchTimeout = .seconds(60)
         configure(&configuration)
         var logger = Logger(label: "test-verifier")
         logger.logLevel = .critical
