@@ -30,23 +30,19 @@ enum AdminValidation {
     }
 
     static func challengeMargin(_ seconds: Int64) throws -> Int64 {
-        let range = AppRecord.challengeMarginRange
-        guard range.contains(seconds) else {
-            throw APIError.invalidProperty(
-                "challenge_margin_seconds",
-                "`challenge_margin_seconds` must be between \(range.lowerBound) and \(range.upperBound).")
-        }
-        return seconds
+        try Self.inRange(seconds, within: AppRecord.challengeMarginRange, property: "challenge_margin_seconds")
     }
 
     static func accessTokenTTL(_ seconds: Int64) throws -> Int64 {
-        let range = AppRecord.accessTokenTTLRange
-        guard range.contains(seconds) else {
-            throw APIError.invalidProperty(
-                "access_token_ttl_seconds",
-                "`access_token_ttl_seconds` must be between \(range.lowerBound) and \(range.upperBound).")
+        try Self.inRange(seconds, within: AppRecord.accessTokenTTLRange, property: "access_token_ttl_seconds")
+    }
+
+    /// A number of seconds in `range`, or the 422 naming `property` and the range.
+    private static func inRange(_ value: Int64, within range: ClosedRange<Int64>, property: String) throws -> Int64 {
+        guard range.contains(value) else {
+            throw APIError.invalidProperty(property, "`\(property)` must be between \(range.lowerBound) and \(range.upperBound).")
         }
-        return seconds
+        return value
     }
 
     /// Each audience valid (`AppRecord.isValidAudience`), none twice, at most

@@ -16,6 +16,9 @@ public struct AccessTokenReader: Sendable {
     let keys: [String: P256.Signing.PublicKey]
     /// Checks the signature when no known key is named: a key nobody holds the private half of.
     private let decoy = P256.Signing.PrivateKey().publicKey
+    /// Stands in for a signature that does not parse: made by another throwaway key, so it
+    /// verifies nothing. `nil` only if signing itself failed, when the check is skipped.
+    private let decoySignature = try? P256.Signing.PrivateKey().signature(for: AccessTokenReader.decoyMessage)
 
     public init(issuer: String, leewaySeconds: Int64, keys: [AccessTokenSigningKey]) {
         self.issuer = issuer
@@ -32,13 +35,13 @@ public struct AccessTokenReader: Sendable {
         do {
             jws = try CompactJWS(parsing: token)
         } catch {
-            _ = decoy.isValidSignature(Self.decoySignature, for: Self.decoyMessage)
+            if let decoySignature { _ = decoy.isValidSignature(decoySignature, for: Self.decoyMessage) }
             return .failure(.malformed)
         }
         let keyID = jws.header["kid"]?.stringValue
         let key = keyID.flatMap { keys[$0] }
         let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature)
-        let signatureHolds = (key ?? decoy).isValidSignature(signature ?? Self.decoySignature, for: jws.signingInput)
+        let signatureHolds = (signature ?? decoySignature).map { (key ?? decoy).isValidSignature($0, for: jws.signingInput) } ?? false
         guard jws.header["alg"]?.stringValue == AccessTokenSigningKey.algorithm,
             jws.header["typ"]?.stringValue == Self.type
         else { return .failure(.unsupportedHeader) }
@@ -54,9 +57,6 @@ public struct AccessTokenReader: Sendable {
     }
 
     private static let decoyMessage = [UInt8](repeating: 0, count: 32)
-    // A well-formed signature (r = s = 1) that verifies nothing.
-    private static let decoySignature = try! P256.Signing.ECDSASignature(
-        rawRepresentation: [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [1])
 }
 
 /// Why `AccessTokenReader` refused a token: for logs and tests, never for the service that asked
