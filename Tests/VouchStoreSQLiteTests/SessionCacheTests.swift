@@ -55,6 +55,33 @@ struct SessionCacheTests {
         }
     }
 
+    @Test("a look-up by public id is answered from memory, and sees an ending of the session or its user at once")
+    func lookupBySessionID() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("vouch.sqlite")
+            try await withSQLiteStore(at: path) { store in
+                let app = try await store.addApp()
+                let token = try await Self.keptSession(store, app: app.id, user: "alice")
+                let other = try await Self.keptSession(store, app: app.id, user: "alice")
+                let sessionID = try #require(store.sessionCache.answer(tokenHash: token)?.session.sessionID)
+                let otherID = try #require(store.sessionCache.answer(tokenHash: other)?.session.sessionID)
+                #expect(store.sessionCache.answer(sessionID: sessionID)?.session.tokenHash == token)
+                try withOutsideConnection(to: path) { outsider in
+                    _ = try outsider.rows("UPDATE sessions SET session_id = randomblob(16) WHERE token_hash = ?", [.bytes(token)])
+                }
+                #expect(try await store.sessionLookup(sessionID: sessionID)?.session.tokenHash == token, "read from memory")
+
+                try await store.revokeSession(tokenHash: token, now: t0 + 1)
+                #expect(store.sessionCache.answer(sessionID: sessionID) == nil)
+                #expect(try await store.sessionLookup(sessionID: sessionID) == nil, "read from the file, where the id changed")
+                #expect(try await store.sessionLookup(sessionID: otherID)?.session.endedAt == nil)
+                _ = try await store.setSuspended(appID: app.id, userID: "alice", suspended: true, now: t0 + 2)
+                #expect(store.sessionCache.answer(sessionID: otherID) == nil)
+                #expect(try await store.sessionLookup(sessionID: otherID)?.user?.suspended == true)
+            }
+        }
+    }
+
     @Test("ending every session of a user, or suspending them, is seen by the next look-up of each")
     func revokeAllAndSuspend() async throws {
         try await withInlineReadingStore { store in

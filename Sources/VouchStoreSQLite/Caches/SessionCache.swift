@@ -39,14 +39,19 @@ final class SessionCache: Sendable {
         var entries: [[UInt8]: SessionLookup] = [:]
         /// The cached token hashes of each user, to drop them with the user.
         var tokenHashesByUser: [UserKey: [[UInt8]]] = [:]
+        /// The token hash of each kept session by its public id (introspecting an access token
+        /// knows only the id); exactly the sessions `entries` holds.
+        var tokenHashesBySessionID: [UUID: [UInt8]] = [:]
 
         mutating func removeAll() {
             entries.removeAll(keepingCapacity: true)
             tokenHashesByUser.removeAll(keepingCapacity: true)
+            tokenHashesBySessionID.removeAll(keepingCapacity: true)
         }
 
         mutating func remove(tokenHash: [UInt8]) {
             guard let entry = entries.removeValue(forKey: tokenHash) else { return }
+            tokenHashesBySessionID[entry.session.sessionID] = nil
             let key = UserKey(appID: entry.session.appID, userID: entry.session.userID)
             tokenHashesByUser[key]?.removeAll { $0 == tokenHash }
             if tokenHashesByUser[key]?.isEmpty == true { tokenHashesByUser[key] = nil }
@@ -54,7 +59,9 @@ final class SessionCache: Sendable {
 
         mutating func remove(user key: UserKey) {
             guard let hashes = tokenHashesByUser.removeValue(forKey: key) else { return }
-            for hash in hashes { entries[hash] = nil }
+            for hash in hashes {
+                if let entry = entries.removeValue(forKey: hash) { tokenHashesBySessionID[entry.session.sessionID] = nil }
+            }
         }
     }
 
@@ -65,6 +72,12 @@ final class SessionCache: Sendable {
     func answer(tokenHash: [UInt8]) -> SessionLookup? {
         guard capacity > 0 else { return nil }
         return state.withLock { state in state.entries[tokenHash] }
+    }
+
+    /// The kept answer for the session with this public id, if any.
+    func answer(sessionID: UUID) -> SessionLookup? {
+        guard capacity > 0 else { return nil }
+        return state.withLock { state in state.tokenHashesBySessionID[sessionID].flatMap { state.entries[$0] } }
     }
 
     /// Taken before a read whose answer may be kept.
@@ -82,6 +95,7 @@ final class SessionCache: Sendable {
                 if state.entries.count >= capacity { state.removeAll() }
                 let key = UserKey(appID: answer.session.appID, userID: answer.session.userID)
                 state.tokenHashesByUser[key, default: []].append(tokenHash)
+                state.tokenHashesBySessionID[answer.session.sessionID] = tokenHash
             }
             state.entries[tokenHash] = answer
         }

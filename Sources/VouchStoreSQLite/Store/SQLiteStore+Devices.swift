@@ -12,10 +12,11 @@ extension SQLiteStore {
         }
     }
 
-    /// The session's token hash by its public id, then the look-up by that hash, which the session
-    /// cache answers when it holds it: introspecting an access token (PROTOCOL §8.16) reads one
-    /// indexed column, not the whole join.
+    /// The session cache's answer when it holds the session; otherwise the session's token hash by
+    /// its public id, then the look-up by that hash (read and kept): introspecting an access token
+    /// (PROTOCOL §8.16) of a session in use reads no SQL, as authenticating with its token does.
     public func sessionLookup(sessionID: UUID) async throws -> SessionLookup? {
+        if let kept = sessionCache.answer(sessionID: sessionID) { return kept }
         let tokenHash = try await read("sessionLookupByID") { db in
             try db.rows("SELECT token_hash FROM sessions WHERE session_id = ?", [.uuidBytes(sessionID)])
                 .first.map { try $0.bytes("token_hash") }
