@@ -3,7 +3,7 @@
 
     python3 scripts/verify_webhook.py --secret SECRET --header 't=…,v1=…' [--now UNIX] < BODY
 
-Exits 0 when the signature holds, 1 when it does not. `verify` below is the ten lines a receiver
+Exits 0 when the signature holds, 1 when it does not. `verify` below is what a receiver
 copies: the standard library only.
 """
 
