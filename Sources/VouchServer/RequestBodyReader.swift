@@ -173,6 +173,14 @@ package enum RequestBodyReader {
         }
     }
 
+    /// A `Content-Type`'s type and subtype, lowercased, without parameters or the spaces around
+    /// them (RFC 9110 §8.3.1); empty when there is none.
+    static func mediaType(_ contentType: String?) -> String {
+        guard let essence = contentType?.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false).first
+        else { return "" }
+        return asciiLowercasedTrimmed(essence)
+    }
+
     /// A header fragment without the spaces and tabs around it, with ASCII letters in lower case.
     private static func asciiLowercasedTrimmed(_ bytes: Substring.UTF8View.SubSequence) -> String {
         var part = bytes

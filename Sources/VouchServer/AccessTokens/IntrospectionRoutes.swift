@@ -57,7 +57,7 @@ struct IntrospectionRoutes {
 
     /// RFC 7662's form body (`token=…`, other parameters ignored), or a JSON `{"token"}`.
     static func token(from request: Request) async throws -> String {
-        let mediaType = Self.mediaType(request.headers.combinedValue(.contentType))
+        let mediaType = RequestBodyReader.mediaType(request.headers.combinedValue(.contentType))
         let bytes = try await RequestBodyReader.collect(request)
         let token: String?
         switch mediaType {
@@ -73,26 +73,6 @@ struct IntrospectionRoutes {
         }
         guard let token, !token.isEmpty else { throw APIError.missingProperty("token") }
         return token
-    }
-}
-
-extension IntrospectionRoutes {
-    /// A `Content-Type`'s type and subtype, lowercased, without parameters or the spaces around
-    /// them (RFC 9110 §8.3.1): ASCII work on the header's bytes, since Foundation's trimming bridges
-    /// the string on every request.
-    static func mediaType(_ contentType: String?) -> String {
-        guard let contentType else { return "" }
-        var essence: [UInt8] = []
-        essence.reserveCapacity(33)
-        for byte in contentType.utf8 {
-            if byte == UInt8(ascii: ";") { break }
-            essence.append(UInt8(ascii: "A") <= byte && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
-        }
-        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = essence.firstIndex(where: { !isSpace($0) }), let last = essence.lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(decoding: essence[first...last], as: UTF8.self)
     }
 }
 

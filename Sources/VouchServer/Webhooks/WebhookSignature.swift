@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import VouchSupport
 
 /// `Vouch-Signature: t=<unix seconds>,v1=<hex>`: HMAC-SHA256 of `<t>.<body>` under the endpoint's
 /// secret (PROTOCOL §8.17). The time is inside what is signed, so a receiver that refuses old times
@@ -43,7 +44,6 @@ enum WebhookSignature {
     }
 
     private static func hex(_ code: HashedAuthenticationCode<SHA256>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: code.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+        String(decoding: code.flatMap { [HexDigit.lowercase($0 >> 4), HexDigit.lowercase($0 & 0x0F)] }, as: UTF8.self)
     }
 }
