@@ -40,7 +40,7 @@ extension AppRecord: RowDecodable {
             sessionTTLSeconds: try row.int64("session_ttl_seconds"), createdAt: try row.int64("created_at"),
             challengeMarginSeconds: try row.int64("challenge_margin_seconds"),
             accessTokenTTLSeconds: try row.int64("access_token_ttl_seconds"),
-            audiences: AudiencesColumn.audiences(try row.text("audiences")))
+            audiences: WordListColumn.words(try row.text("audiences")))
     }
 }
 
@@ -59,6 +59,16 @@ extension ServiceCredentialRecord: RowDecodable {
             id: try row.uuid("id"), appID: try row.uuid("app_id"), name: try row.text("name"),
             credentialHash: try row.bytes("credential_hash"), createdAt: try row.int64("created_at"),
             revokedAt: try row.optionalInt64("revoked_at"))
+    }
+}
+
+extension WebhookEndpointRecord: RowDecodable {
+    public init(row: some RecordRow) throws {
+        self.init(
+            id: try row.uuid("id"), appID: try row.uuid("app_id"), url: try row.text("url"),
+            events: WordListColumn.words(try row.text("events")), secret: try row.text("secret"),
+            createdAt: try row.int64("created_at"), updatedAt: try row.int64("updated_at"),
+            pausedAt: try row.optionalInt64("paused_at"), pauseReason: try row.optionalText("pause_reason"))
     }
 }
 

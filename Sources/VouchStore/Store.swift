@@ -196,6 +196,20 @@ public protocol Store: Sendable {
     /// time kept); returns it. Throws `.notFound` when the app has no such credential.
     func revokeServiceCredential(id: UUID, appID: UUID, now: Int64) async throws -> ServiceCredentialRecord
 
+    // MARK: Webhook endpoints (`WebhookEndpointRecord`)
+    /// Throws `.notFound` for an unknown app, `.alreadyExists` for an id in use.
+    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws
+    /// The app's endpoints, paused ones included, oldest first (ties by id).
+    func webhookEndpoints(appID: UUID) async throws -> [WebhookEndpointRecord]
+    /// Applies `change` to the app's endpoint in one statement and stamps `updatedAt` with `now`;
+    /// returns it as it now is. Throws `.notFound` when the app has no such endpoint.
+    func updateWebhookEndpoint(id: UUID, appID: UUID, change: WebhookEndpointChange, now: Int64) async throws -> WebhookEndpointRecord
+    /// Stops its deliveries with `reason`; an endpoint already paused keeps its first pause's time
+    /// and reason. Returns it. Throws `.notFound` when the app has no such endpoint.
+    func pauseWebhookEndpoint(id: UUID, appID: UUID, reason: String, now: Int64) async throws -> WebhookEndpointRecord
+    /// Throws `.notFound` when the app has no such endpoint.
+    func deleteWebhookEndpoint(id: UUID, appID: UUID) async throws
+
     // MARK: What a suspension ended
     /// The public ids of the user's sessions that a suspension logged at `endedAt` ended (ended at
     /// that second with `.userSuspended`), so that a reader of the log of endings can name them.

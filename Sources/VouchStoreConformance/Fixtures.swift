@@ -53,3 +53,11 @@ public func makeSigningKey(sequence: Int64, createdAt: Int64 = t0) -> SigningKey
 public func makeServiceCredential(app: UUID, name: String = "chat server", createdAt: Int64 = t0) -> ServiceCredentialRecord {
     ServiceCredentialRecord(id: UUID(), appID: app, name: name, credentialHash: randomBytes(), createdAt: createdAt)
 }
+
+public func makeWebhookEndpoint(
+    app: UUID, url: String = "https://hooks.example/vouch", events: [String] = ["session.ended", "user.suspended"],
+    createdAt: Int64 = t0
+) -> WebhookEndpointRecord {
+    WebhookEndpointRecord(
+        id: UUID(), appID: app, url: url, events: events, secret: "whsec_" + randomBytes(24).map { String($0, radix: 16) }.joined(), createdAt: createdAt)
+}

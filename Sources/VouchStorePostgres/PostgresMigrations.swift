@@ -413,7 +413,7 @@ enum PostgresMigrations {
             ]),
         // Access tokens (PROTOCOL §8.16; SQLite's step 8). The app's access-token lifetime, its
         // range held by the database (literals, as the margin's), and its audiences as one text
-        // column (`AudiencesColumn`). Vouch's own signing keys, a chain by `sequence`: of two
+        // column (`WordListColumn`). Vouch's own signing keys, a chain by `sequence`: of two
         // instances inserting one successor at once, the second waits on the first's uncommitted
         // key in the primary key's (or `key_id`'s) unique index and then, `ON CONFLICT DO
         // NOTHING`, inserts nothing. The apps' service credentials, kept by the SHA-256 of their
@@ -447,6 +447,27 @@ enum PostgresMigrations {
                 )
                 """,
                 "CREATE INDEX service_credentials_by_app ON service_credentials (app_id)",
+            ]),
+        // Security events (PROTOCOL §8.17): the addresses an app's backend receives them at, each
+        // with the kinds it asked for (`WordListColumn`) and the secret its deliveries are signed
+        // with, kept as text because Vouch signs with it.
+        PostgresMigration(
+            version: 7,
+            statements: [
+                """
+                CREATE TABLE webhook_endpoints (
+                    id uuid PRIMARY KEY,
+                    app_id uuid NOT NULL REFERENCES apps (id),
+                    url text NOT NULL,
+                    events text NOT NULL,
+                    secret text NOT NULL,
+                    created_at bigint NOT NULL,
+                    updated_at bigint NOT NULL,
+                    paused_at bigint,
+                    pause_reason text
+                )
+                """,
+                "CREATE INDEX webhook_endpoints_by_app ON webhook_endpoints (app_id)",
             ]),
     ]
 

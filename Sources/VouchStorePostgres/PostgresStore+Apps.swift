@@ -10,7 +10,7 @@ extension PostgresStore {
                 INSERT INTO apps (id, name, session_ttl_seconds, created_at, challenge_margin_seconds, access_token_ttl_seconds,
                                   audiences)
                 VALUES (\(app.id), \(app.name), \(app.sessionTTLSeconds), \(app.createdAt), \(app.challengeMarginSeconds),
-                        \(app.accessTokenTTLSeconds), \(AudiencesColumn.text(app.audiences)))
+                        \(app.accessTokenTTLSeconds), \(WordListColumn.text(app.audiences)))
                 """)
         }
     }
@@ -34,7 +34,7 @@ extension PostgresStore {
     /// `AppRecord.accessTokenTTLRange`, is refused by the column's CHECK, and the whole update with
     /// it. New audiences replace the list (`[]` empties it): `nil` binds NULL, which keeps it.
     public func updateApp(id: UUID, changes: AppChanges) async throws -> AppRecord {
-        let audiences = changes.audiences.map(AudiencesColumn.text)
+        let audiences = changes.audiences.map(WordListColumn.text)
         let updated = try await single("updateApp") { db in
             try await db.rows(
                 """

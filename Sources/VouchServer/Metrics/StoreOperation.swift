@@ -9,5 +9,6 @@ enum StoreOperation: String, CaseIterable, Sendable {
         cutOff, cutoff, liveSessionCountOfTarget, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
         close, purgeSessionEndings, sessionEndings, createLiveTicket, consumeLiveTicket, signingKeys, addSigningKey,
         deleteSigningKeys, createServiceCredential, serviceCredential, serviceCredentials, revokeServiceCredential,
-        suspendedSessionIDs
+        suspendedSessionIDs, createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
+        deleteWebhookEndpoint
 }

@@ -309,7 +309,7 @@ enum SQLiteMigrations {
             ]),
         // Access tokens (PROTOCOL §8.16). The app's access-token lifetime, its range held by the
         // database (`AppRecord.accessTokenTTLRange`), and its audiences as one text column
-        // (`AudiencesColumn`). Vouch's own signing keys, a chain by `sequence`: its primary key
+        // (`WordListColumn`). Vouch's own signing keys, a chain by `sequence`: its primary key
         // and the unique `key_id` are what lets exactly one of several adders of a successor
         // win (`Store.addSigningKey`). The apps' service credentials, kept by the SHA-256 of
         // their text, which is unique so that a credential names one row.
@@ -343,6 +343,27 @@ enum SQLiteMigrations {
                 ) STRICT
                 """,
                 "CREATE INDEX service_credentials_by_app ON service_credentials (app_id)",
+            ]),
+        // Security events (PROTOCOL §8.17): the addresses an app's backend receives them at, each
+        // with the kinds it asked for (`WordListColumn`) and the secret its deliveries are signed
+        // with, kept as text because Vouch signs with it (the file is its owner's alone).
+        SQLiteMigration(
+            version: 9,
+            statements: [
+                """
+                CREATE TABLE webhook_endpoints (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    app_id TEXT NOT NULL REFERENCES apps (id),
+                    url TEXT NOT NULL,
+                    events TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    paused_at INTEGER,
+                    pause_reason TEXT
+                ) STRICT
+                """,
+                "CREATE INDEX webhook_endpoints_by_app ON webhook_endpoints (app_id)",
             ]),
     ]
 

@@ -12,7 +12,7 @@ extension SQLiteStore {
                 """,
                 [
                     .uuid(app.id), .text(app.name), .int64(app.sessionTTLSeconds), .int64(app.createdAt),
-                    .int64(app.challengeMarginSeconds), .int64(app.accessTokenTTLSeconds), .text(AudiencesColumn.text(app.audiences)),
+                    .int64(app.challengeMarginSeconds), .int64(app.accessTokenTTLSeconds), .text(WordListColumn.text(app.audiences)),
                 ])
         }
     }
@@ -52,7 +52,7 @@ extension SQLiteStore {
                 [
                     .optionalText(changes.name), .optionalInt64(changes.sessionTTLSeconds),
                     .optionalInt64(changes.challengeMarginSeconds), .optionalInt64(changes.accessTokenTTLSeconds),
-                    .optionalText(changes.audiences.map(AudiencesColumn.text)), .uuid(id),
+                    .optionalText(changes.audiences.map(WordListColumn.text)), .uuid(id),
                 ]
             ).first.map(AppRecord.init(row:))
         }

@@ -51,6 +51,15 @@ struct InterleavingStore: Store {
     func revokeServiceCredential(id: UUID, appID: UUID, now: Int64) async throws -> ServiceCredentialRecord {
         try await base.revokeServiceCredential(id: id, appID: appID, now: now)
     }
+    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws { try await base.createWebhookEndpoint(endpoint) }
+    func webhookEndpoints(appID: UUID) async throws -> [WebhookEndpointRecord] { try await base.webhookEndpoints(appID: appID) }
+    func updateWebhookEndpoint(id: UUID, appID: UUID, change: WebhookEndpointChange, now: Int64) async throws -> WebhookEndpointRecord {
+        try await base.updateWebhookEndpoint(id: id, appID: appID, change: change, now: now)
+    }
+    func pauseWebhookEndpoint(id: UUID, appID: UUID, reason: String, now: Int64) async throws -> WebhookEndpointRecord {
+        try await base.pauseWebhookEndpoint(id: id, appID: appID, reason: reason, now: now)
+    }
+    func deleteWebhookEndpoint(id: UUID, appID: UUID) async throws { try await base.deleteWebhookEndpoint(id: id, appID: appID) }
     func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
         try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt)
     }

@@ -1,0 +1,16 @@
+/// The kinds of security event (PROTOCOL §8.17): what happened to a session, a user or an app's
+/// catalogue that an app's backend may want to hear of. A webhook endpoint names the kinds it
+/// receives; a kind added later reaches only endpoints that ask for it.
+public enum SecurityEventKind: String, Sendable, CaseIterable, Codable {
+    case sessionCreated = "session.created"
+    case sessionEnded = "session.ended"
+    case userSuspended = "user.suspended"
+    case userUnsuspended = "user.unsuspended"
+    case userDeleted = "user.deleted"
+    case cutoffSet = "cutoff.set"
+    case keyCreated = "key.created"
+    case keyDisabled = "key.disabled"
+    case keyEnabled = "key.enabled"
+    case keyDeleted = "key.deleted"
+    case registrationSecretRevoked = "registration_secret.revoked"
+}
