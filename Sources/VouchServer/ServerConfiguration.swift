@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String?
     /// When Vouch's own signing keys rotate.
     public var signingKeys = SigningKeySchedule()
+    /// Lets URLs an app registers (webhooks) reach loopback addresses, over plain http too: for
+    /// tests and local development (`OutboundPolicy`). Private and link-local stay refused.
+    public var allowsLoopbackOutbound = false
 
     static let portRange = 0...65_535
     /// 0 turns rate limiting off.
@@ -120,7 +123,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
             + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds), connectionLimits: \(connectionLimits), "
             + "secureCookies: \(secureCookies), auditRetentionDays: \(auditRetentionDays), "
             + "auditFlushIntervalSeconds: \(auditFlushIntervalSeconds), publicURL: \(publicURL ?? "none"), "
-            + "signingKeys: \(signingKeys))"
+            + "signingKeys: \(signingKeys), allowsLoopbackOutbound: \(allowsLoopbackOutbound))"
     }
 
     public var debugDescription: String { description }
@@ -134,7 +137,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "expiredSessionGraceSeconds": expiredSessionGraceSeconds, "connectionLimits": connectionLimits,
                 "secureCookies": secureCookies, "auditRetentionDays": auditRetentionDays,
                 "auditFlushIntervalSeconds": auditFlushIntervalSeconds, "publicURL": publicURL as Any,
-                "signingKeys": signingKeys,
+                "signingKeys": signingKeys, "allowsLoopbackOutbound": allowsLoopbackOutbound,
             ])
     }
 }

@@ -117,7 +117,10 @@ public enum VouchServer {
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
         AdminArea.register(
-            AdminAPI(store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now).collections,
+            AdminAPI(
+                store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now,
+                outbound: OutboundPolicy(allowsLoopback: configuration.allowsLoopbackOutbound)
+            ).collections,
             on: router, adminToken: adminToken,
             middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
         DashboardRoutes(

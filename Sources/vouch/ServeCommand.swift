@@ -97,6 +97,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var publicURL: String?
 
+    @Flag(
+        name: .long,
+        help:
+            "Let webhooks (and other URLs an app registers) reach loopback addresses, over http too: for tests and local development only. Private and link-local addresses stay refused."
+    )
+    var allowLoopbackOutbound = false
+
     @Option(name: .long, help: "Days each of Vouch's own signing keys signs access tokens before its successor takes over.")
     var signingKeyRotationDays: Int64 = 30
 
@@ -142,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.auditFlushIntervalSeconds = auditFlushInterval
         configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
         configuration.publicURL = publicURL
+        configuration.allowsLoopbackOutbound = allowLoopbackOutbound
         let (seconds, overflow) = signingKeyRotationDays.multipliedReportingOverflow(by: 86_400)
         configuration.signingKeys.rotationIntervalSeconds = overflow ? .max : seconds
         return configuration

@@ -14,7 +14,7 @@ struct VouchCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, IdentityProviderCommand.self, KeysCommand.self, TokenCommand.self,
             AppsCommand.self, ProvidersCommand.self, UsersCommand.self, SecretsCommand.self,
-            ServiceCredentialsCommand.self, SessionsCommand.self, CutoffCommand.self, AuditCommand.self,
+            ServiceCredentialsCommand.self, WebhooksCommand.self, SessionsCommand.self, CutoffCommand.self, AuditCommand.self,
         ]
     )
 }

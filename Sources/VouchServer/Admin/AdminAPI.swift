@@ -13,6 +13,7 @@ struct AdminAPI {
     let authenticator: Authenticator
     let rejections: SignInRejectionLog
     let clock: @Sendable () -> Int64
+    let outbound: OutboundPolicy
 
     var collections: [RouteCollection<AdminContext>] {
         [
@@ -21,6 +22,7 @@ struct AdminAPI {
             AdminKeyRoutes(store: store, clock: clock).routes,
             AdminRegistrationSecretRoutes(store: store, clock: clock).routes,
             AdminServiceCredentialRoutes(store: store, clock: clock).routes,
+            AdminWebhookRoutes(store: store, clock: clock, policy: outbound).routes,
             AdminUserRoutes(store: store, clock: clock).routes,
             AdminSessionRoutes(store: store, clock: clock).routes,
             AdminCutoffRoutes(operations: CutoffOperations(store: store, clock: clock)).routes,

@@ -21,6 +21,16 @@ extension ServiceCredentialRecord {
     }
 }
 
+extension WebhookEndpointRecord {
+    /// As listed; `secret` only in the answer to its creation.
+    func response(secret: String? = nil) -> WebhookEndpointResponse {
+        WebhookEndpointResponse(
+            id: id.lowercased, url: url, events: events, createdAt: Timestamp.rfc3339(createdAt),
+            updatedAt: Timestamp.rfc3339(updatedAt), paused: isPaused, pausedAt: pausedAt.map(Timestamp.rfc3339),
+            pauseReason: pauseReason, secret: secret)
+    }
+}
+
 extension ProviderRecord {
     var response: ProviderResponse {
         ProviderResponse(id: LayerID.provider(id), name: name, appIDs: appIDs.map(LayerID.app))

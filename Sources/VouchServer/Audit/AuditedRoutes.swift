@@ -32,6 +32,9 @@ enum AuditedRoutes {
         "POST /admin/apps/{app}/service-credentials": spec("service_credential.create", "service_credential"),
         "DELETE /admin/apps/{app}/service-credentials/{credential}": spec(
             "service_credential.revoke", "service_credential", "credential"),
+        "POST /admin/apps/{app}/webhooks": spec("webhook.create", "webhook"),
+        "PATCH /admin/apps/{app}/webhooks/{webhook}": spec("webhook.update", "webhook", "webhook"),
+        "DELETE /admin/apps/{app}/webhooks/{webhook}": spec("webhook.delete", "webhook", "webhook"),
         "PATCH /admin/apps/{app}/users/{user}": spec("user.update", "user", "user"),
         "DELETE /admin/apps/{app}/users/{user}/sessions": spec("user.revoke_sessions", "user", "user"),
         "POST /admin/apps/{app}/cutoff": spec("cutoff.app", "app", "app"),
