@@ -116,10 +116,11 @@ public enum VouchServer {
         router.addRoutes(MetricsRoute(metrics: metrics).routes)
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
+        let outbound = OutboundPolicy(allowsLoopback: configuration.allowsLoopbackOutbound)
         AdminArea.register(
             AdminAPI(
                 store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now,
-                outbound: OutboundPolicy(allowsLoopback: configuration.allowsLoopbackOutbound)
+                outbound: outbound
             ).collections,
             on: router, adminToken: adminToken,
             middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
@@ -128,7 +129,7 @@ public enum VouchServer {
             sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
             signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
             audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
-            rejections: rejections, liveSockets: hub, clock: clocks.now
+            rejections: rejections, liveSockets: hub, outbound: outbound, clock: clocks.now
         )
         .register(on: router)
         table.load(from: router)

@@ -3,6 +3,8 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import Synchronization
+import VouchStore
+import VouchTestSupport
 
 /// A minimal browser for the dashboard over real HTTP: a cookie jar, form posts, no automatic
 /// redirects (so tests see each 303 and its `Location`).
@@ -28,6 +30,22 @@ final class DashboardBrowser: Sendable {
                 throw error
             }
             try await browser.shutdown()
+        }
+    }
+
+    /// Runs `body` signed in, with the CSRF token and an app made in the store ("Chat", an hour's
+    /// sessions) for the page under test to act on.
+    static func runSignedIn(
+        _ body: @Sendable (LiveServer, DashboardBrowser, _ csrf: String, AppRecord) async throws -> Void
+    ) async throws {
+        try await run { server, browser in
+            _ = try await browser.signIn(token: LiveServer.adminToken)
+            guard let csrf = DashboardBrowser.csrf(in: try await browser.get("/dashboard/apps")) else {
+                throw TestFailure("the apps page carries no CSRF token")
+            }
+            let app = AppRecord(id: UUID(), name: "Chat", sessionTTLSeconds: 3600, createdAt: server.clock.now)
+            try await server.store.createApp(app)
+            try await body(server, browser, csrf, app)
         }
     }
 

@@ -9,13 +9,7 @@ import VouchStore
 @Suite("Dashboard: service credentials and access-token settings")
 struct DashboardServiceCredentialTests {
     private func signedIn(_ body: @Sendable (LiveServer, DashboardBrowser, String, AppRecord) async throws -> Void) async throws {
-        try await DashboardBrowser.run { server, browser in
-            _ = try await browser.signIn(token: LiveServer.adminToken)
-            let csrf = try #require(DashboardBrowser.csrf(in: try await browser.get("/dashboard/apps")))
-            let app = AppRecord(id: UUID(), name: "Chat", sessionTTLSeconds: 3600, createdAt: server.clock.now)
-            try await server.store.createApp(app)
-            try await body(server, browser, csrf, app)
-        }
+        try await DashboardBrowser.runSignedIn(body)
     }
 
     /// The credential on a page, if one is there.

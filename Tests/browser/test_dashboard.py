@@ -11,7 +11,8 @@ a provider and a key generated in the browser, proves a token signed with the
 downloaded private key opens a session on a described device, sees the device on the user page,
 cuts the key off with a reason after the confirmation page counts its session, sees the session
 gone, signs one of two later devices out, validates a good and a bad token, suspends a user,
-creates a registration secret, finds that no page logs a console error (no /favicon.ico 404), is
+creates a registration secret, makes a webhook endpoint (a loopback URL refused inline, the secret
+shown once) and pauses it, finds that no page logs a console error (no /favicon.ico 404), is
 refused a post without the CSRF token, and signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
 
 Exits 0 when every step passed, 1 naming the failed step otherwise. Without Chromium,
@@ -412,12 +413,37 @@ class Steps:
         self.wait(lambda: self.find("#created-application-secret").text != "", "the new secret")
         self.shot("secret-created")
 
+        self.step("webhooks: a loopback URL refused inline, an endpoint made with its secret shown once, then paused")
+        webhooks = "/dashboard/apps/%s/webhooks" % app_id.split("/")[-1]
+        self.open("/dashboard/apps")
+        self.find("a[href='%s']" % webhooks).click()
+        self.wait(lambda: self.driver.current_url.endswith(webhooks), "the webhooks page")
+        self.find("form.webhook-form input[name='event_session.ended']").click()
+        self.submit("form.webhook-form", {"url": "https://127.0.0.1/hook"})
+        self.wait(lambda: "loopback" in self.find("[role=alert]").text, "the refusal, inline")
+        self.shot("webhook-refused")
+        self.find("form.webhook-form input[name='event_session.ended']").click()
+        self.find("form.webhook-form input[name='event_user.suspended']").click()
+        self.submit("form.webhook-form", {"url": "https://93.184.215.14/vouch-events"})
+        self.wait(lambda: self.find("#created-webhook-secret").text.startswith("whsec_"), "the new endpoint's secret")
+        secret = self.find("#created-webhook-secret").text
+        self.expect("session.ended, user.suspended" in self.find("table.webhooks").text, "the endpoint's events listed")
+        self.shot("webhook-created")
+        self.open(webhooks)
+        self.expect(secret not in self.driver.page_source, "the secret is not shown again")
+        self.submit("table.webhooks form[action$='/pause']")
+        self.wait(lambda: "Paused the webhook" in self.find(".notice").text, "the pause notice")
+        self.expect("paused by an operator" in self.find("table.webhooks").text, "the row says why it is paused")
+        self.expect(self.finds("table.webhooks form[action$='/resume']"), "a Resume button")
+        self.shot("webhooks")
+
         self.step("no page logs a console error, and none asks for /favicon.ico")
         # What earlier steps logged (their deliberate refusals) is read and let go, all but CSP violations.
         earlier = [entry["message"] for entry in self.driver.get_log("browser")]
         self.expect(not [m for m in earlier if "Content Security Policy" in m], "CSP violations: %r" % earlier)
         app_uuid, provider_uuid = app_id.split("/")[-1], provider_id.split("/")[-1]
-        for path in ("/dashboard/apps", "/dashboard/apps/%s/secrets" % app_uuid, "/dashboard/providers",
+        for path in ("/dashboard/apps", "/dashboard/apps/%s/secrets" % app_uuid, "/dashboard/apps/%s/webhooks" % app_uuid,
+                     "/dashboard/providers",
                      "/dashboard/providers/" + provider_uuid, "/dashboard/users?app=%s&user=alice" % app_uuid,
                      "/dashboard/validate", "/dashboard/audit"):
             self.open(path)
@@ -447,14 +473,15 @@ class Steps:
         actions = [row[2] for row in rows]
         for action in ("dashboard.sign_in", "app.create", "app.update", "provider.create", "provider.bind", "key.create",
                        "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected",
-                       "cutoff.key", "session.revoke", "service_credential.create", "service_credential.revoke"):
+                       "cutoff.key", "session.revoke", "service_credential.create", "service_credential.revoke",
+                       "webhook.create", "webhook.update"):
             self.expect(action in actions, "the audit page shows %s: %r" % (action, actions))
         admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
         self.expect(all(row[1].startswith("dashboard:") for row in admin_rows),
                     "every admin entry is this dashboard session's: %r" % admin_rows)
         refused = [row[2:4] for row in admin_rows if row[3] != "ok"]
-        self.expect(refused == [["app.update", "http_422"]] * 2,
-                    "only the unreadable lifetime and the bad audience were refused: %r" % refused)
+        self.expect(refused == [["webhook.create", "http_422"]] + [["app.update", "http_422"]] * 2,
+                    "only the loopback webhook, the unreadable lifetime and the bad audience were refused: %r" % refused)
         self.expect(len({row[1] for row in admin_rows}) == 1, "one session did all of it")
         self.expect(actions.index("key.delete") < actions.index("app.create"), "newest first")
         self.expect("Forged" not in self.text() and ADMIN_TOKEN not in self.driver.page_source,

@@ -52,6 +52,10 @@ enum AuditedRoutes {
         "POST /dashboard/apps/{app}/service-credentials": spec("service_credential.create", "service_credential"),
         "POST /dashboard/apps/{app}/service-credentials/{credential}/revoke": spec(
             "service_credential.revoke", "service_credential", "credential"),
+        "POST /dashboard/apps/{app}/webhooks": spec("webhook.create", "webhook"),
+        "POST /dashboard/apps/{app}/webhooks/{webhook}/pause": spec("webhook.update", "webhook", "webhook"),
+        "POST /dashboard/apps/{app}/webhooks/{webhook}/resume": spec("webhook.update", "webhook", "webhook"),
+        "POST /dashboard/apps/{app}/webhooks/{webhook}/delete": spec("webhook.delete", "webhook", "webhook"),
         "POST /dashboard/providers": spec("provider.create", "provider"),
         "POST /dashboard/providers/{provider}/bind": spec("provider.bind", "provider", "provider"),
         "POST /dashboard/providers/{provider}/unbind": spec("provider.unbind", "provider", "provider"),

@@ -63,6 +63,9 @@ enum DashboardAssets {
         th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
         .key-deleted td, .credential-revoked td { color: var(--muted); }
         .fingerprint { font-size: 0.75rem; }
+        fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0; padding: 8px 12px; display: flex; flex-wrap: wrap; gap: 6px 18px; }
+        legend { font-weight: 600; padding: 0 4px; }
+        label.check { flex-direction: row; align-items: center; gap: 6px; font-weight: 400; }
         .nowrap { white-space: nowrap; }
         @media (max-width: 600px) {
           .brand { flex: 1; }

@@ -23,6 +23,8 @@ struct DashboardRoutes: Sendable {
     let rejections: SignInRejectionLog
     /// This instance's live-channel sockets, counted by app on the apps page.
     let liveSockets: LiveHub
+    /// What webhook URLs may reach (`vouch serve --allow-loopback-outbound`).
+    let outbound: OutboundPolicy
     let renderer = DashboardRenderer()
     let clock: @Sendable () -> Int64
 
@@ -39,7 +41,7 @@ struct DashboardRoutes: Sendable {
             .add(middleware: audit)
             .group(context: DashboardContext.self)
         for area in [
-            sessionArea, appsArea, serviceCredentialsArea, providersArea, usersArea, devicesArea, cutoffsArea, validationArea,
+            sessionArea, appsArea, serviceCredentialsArea, webhooksArea, providersArea, usersArea, devicesArea, cutoffsArea, validationArea,
             auditArea,
         ] {
             signedIn.addRoutes(area)

@@ -61,6 +61,7 @@ extension DashboardTemplates {
         <button type="submit">Create a service credential</button>
         </form>
         <p class="links"><a href="/dashboard/apps/{{uuid}}/secrets">Registration secrets</a>
+        <a href="/dashboard/apps/{{uuid}}/webhooks">Webhooks</a>
         <a href="/dashboard/users?app={{uuid}}">Users</a>
         <a href="/dashboard/validate?app={{uuid}}">Validate a token</a></p>
         </section>
@@ -95,6 +96,45 @@ extension DashboardTemplates {
         <button type="submit">Revoke</button></form>{{/active}}</td></tr>
         {{/secrets}}
         {{^secrets}}<tr><td colspan="5">None yet.</td></tr>{{/secrets}}
+        </tbody></table></div>
+        """
+
+    static let webhooks = """
+        <h1>Webhooks of {{appName}}</h1>
+        <p>App id <code class="copy">{{appID}}</code> · <a href="/dashboard/apps">All apps</a></p>
+        <p>Each delivery is a JSON POST signed with the endpoint's secret in <code>Vouch-Signature</code>;
+        docs/PROTOCOL.md §8.17 shows the receiver's check. Deliveries are not sent yet: this version
+        keeps the endpoints, and the outbox that sends to them is being built.</p>
+        {{#created}}
+        <section class="card shown-once" id="created-webhook" aria-live="polite">
+        <h2>New endpoint: copy its secret now</h2>
+        <p>It is shown this once; the server will not show it again. Deliveries to <code>{{url}}</code> are signed with it.</p>
+        <p>Secret <code class="copy" id="created-webhook-secret">{{secret}}</code></p>
+        </section>
+        {{/created}}
+        <form method="post" action="/dashboard/apps/{{appUUID}}/webhooks" class="card webhook-form">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>URL <input name="url" type="url" required maxlength="2048" size="48" placeholder="https://backend.example.com/vouch"></label>
+        <fieldset><legend>Events</legend>
+        {{#kinds}}<label class="check"><input type="checkbox" name="event_{{kind}}"> {{kind}}</label>
+        {{/kinds}}</fieldset>
+        <button type="submit">Create a webhook endpoint</button>
+        <p class="hint">https only, to public addresses (loopback with <code>vouch serve --allow-loopback-outbound</code>); at most {{maximum}} an app.</p>
+        </form>
+        <h2>Endpoints</h2>
+        <div class="table-wrap"><table class="webhooks">
+        <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+        {{#endpoints}}
+        <tr><td><code>{{url}}</code></td><td>{{events}}</td>
+        <td>{{#paused}}paused since {{pausedAt}}: {{pauseReason}}{{/paused}}{{^paused}}active{{/paused}}</td><td>{{createdAt}}</td>
+        <td><span class="row">{{#paused}}<form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{id}}/resume" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Resume</button></form>{{/paused}}{{^paused}}<form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{id}}/pause" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Pause</button></form>{{/paused}}
+        <form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="danger">Delete</button></form></span></td></tr>
+        {{/endpoints}}
+        {{^endpoints}}<tr><td colspan="5">None yet.</td></tr>{{/endpoints}}
         </tbody></table></div>
         """
 }
