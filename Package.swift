@@ -172,6 +172,9 @@ let package = Package(
                 server("Logging", "swift-log"),
                 server("NIOCore", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
+                server("NIOPosix", "swift-nio"),
+                // Webhook deliveries: TLS to the one address the outbound policy checked.
+                server("NIOSSL", "swift-nio-ssl"),
                 server("NIOWebSocket", "swift-nio"),
                 // The WebSocket protocol (frames, pings, closing) under the live channel; its
                 // `WebSocketHandler` is the one Hummingbird's own WebSocket server runs.
@@ -362,6 +365,9 @@ let package = Package(
                 server("NIOCore", "swift-nio"),
                 server("NIOFoundationCompat", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
+                server("NIOPosix", "swift-nio"),
+                // A TLS receiver for the webhook sender's test.
+                server("NIOSSL", "swift-nio-ssl"),
                 server("Logging", "swift-log"),
             ],
             swiftSettings: strict

@@ -30,6 +30,9 @@ enum OutboundAddressKind: String, Sendable, Equatable {
         }
     }
 
+    /// Whether `host` is an IP address written as one (not a name): TLS sends no server name then.
+    static func isIPLiteral(_ host: String) -> Bool { (try? SocketAddress(ipAddress: host, port: 0)) != nil }
+
     /// `bytes`: the four bytes of an IPv4 address in network order.
     static func of(ipv4 bytes: [UInt8]) -> Self {
         let (a, b, c) = (bytes[0], bytes[1], bytes[2])

@@ -28,7 +28,9 @@ struct OutboundPolicy: Sendable {
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65_535).contains(port) else { throw .malformed }
-        return OutboundURL(url: text, scheme: scheme, host: bareHost, port: port)
+        let query = components.percentEncodedQuery.map { "?" + $0 } ?? ""
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return OutboundURL(url: text, scheme: scheme, host: bareHost, port: port, pathAndQuery: path + query)
     }
 
     /// Parses, resolves and checks `text`: the one address a request to it may be sent to.
@@ -62,6 +64,8 @@ struct OutboundURL: Sendable, Equatable {
     /// Without the brackets of an IPv6 literal.
     let host: String
     let port: Int
+    /// What the request line asks for: the path (at least `/`) and the query, as written.
+    let pathAndQuery: String
 }
 
 /// A URL and the one checked address a request to it connects to.

@@ -1,0 +1,190 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// One HTTP request to a URL an app registered, sent to the address `OutboundPolicy` checked:
+/// the connection goes to that address (TLS names the URL's host, so the certificate is checked
+/// against it), a redirect is an answer like any other and never followed, and every part is
+/// bounded: the connection, the whole exchange, and how much of the answer is read.
+struct OutboundHTTPClient: Sendable {
+    struct Limits: Sendable {
+        var connectTimeout: TimeAmount = .seconds(5)
+        /// From the first byte sent to the answer's head and the part of its body that is read.
+        var exchangeTimeout: TimeAmount = .seconds(10)
+        /// The most of an answer's body that is kept; past it the connection is closed (the
+        /// status is already known).
+        var maximumBodyBytes = 16 * 1024
+    }
+
+    let limits: Limits
+    /// Made once: building a context reads the trust roots, which no request should pay for.
+    private let sslContext: Result<NIOSSLContext, OutboundFailure>
+    let group: any EventLoopGroup
+
+    /// - Parameter tls: the certificates a TLS destination must chain to: the system's, unless a
+    ///   test trusts its own.
+    init(
+        limits: Limits = Limits(), tls: TLSConfiguration = .makeClientConfiguration(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.limits = limits
+        self.group = group
+        sslContext = Result { try NIOSSLContext(configuration: tls) }.mapError { OutboundFailure.tls("\($0)") }
+    }
+
+    /// What came back: the status and the start of the body, or why nothing usable did.
+    enum Outcome: Sendable, Equatable {
+        case answered(status: Int, body: [UInt8])
+        case failed(OutboundFailure)
+    }
+
+    /// `POST` `body` to `destination` with `headers` (`Host`, `Content-Type`, `Content-Length`,
+    /// `Connection: close` and `User-Agent` are set here).
+    func post(_ body: [UInt8], to destination: OutboundDestination, headers: [(String, String)]) async -> Outcome {
+        let url = destination.url
+        let sslContext: NIOSSLContext?
+        switch (url.scheme, self.sslContext) {
+        case ("https", .success(let context)): sslContext = context
+        case ("https", .failure(let failure)): return .failed(failure)
+        default: sslContext = nil
+        }
+        let promise = group.next().makePromise(of: Outcome.self)
+        let maximumBodyBytes = limits.maximumBodyBytes
+        let host = url.host
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(limits.connectTimeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        let serverName = OutboundAddressKind.isIPLiteral(host) ? nil : host
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(
+                        OutboundResponseCollector(promise: promise, maximumBodyBytes: maximumBodyBytes))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(to: destination.address).get()
+        } catch {
+            // The collector never saw a channel: its promise is settled here (NIO refuses to drop one unsettled).
+            let failure: OutboundFailure =
+                (error as? ChannelError) == .connectTimeout(limits.connectTimeout) ? .connectTimedOut : .connectionFailed("\(error)")
+            promise.fail(failure)
+            return .failed(failure)
+        }
+        let deadline = channel.eventLoop.scheduleTask(in: limits.exchangeTimeout) {
+            promise.fail(OutboundFailure.timedOut)
+            channel.close(promise: nil)
+        }
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: url.pathAndQuery)
+        let defaultPort = url.scheme == "https" ? 443 : 80
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        head.headers.add(name: "Host", value: url.port == defaultPort ? bracketed : "\(bracketed):\(url.port)")
+        head.headers.add(name: "User-Agent", value: "Vouch-Webhooks/1")
+        head.headers.add(name: "Content-Type", value: "application/json")
+        head.headers.add(name: "Content-Length", value: String(body.count))
+        head.headers.add(name: "Connection", value: "close")
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        let outcome: Outcome
+        do {
+            outcome = try await promise.futureResult.get()
+        } catch let failure as OutboundFailure {
+            outcome = .failed(failure)
+        } catch {
+            outcome = .failed(.connectionFailed("\(error)"))
+        }
+        deadline.cancel()
+        try? await channel.close()
+        return outcome
+    }
+}
+
+/// Why an outbound request brought no answer; said to the endpoint's owner (a paused endpoint's
+/// reason), so each names what went wrong in words.
+enum OutboundFailure: Error, Sendable, Equatable {
+    case connectTimedOut
+    case timedOut
+    case connectionFailed(String)
+    case tls(String)
+    /// The connection closed before a whole answer's head arrived.
+    case noAnswer
+
+    var explanation: String {
+        switch self {
+        case .connectTimedOut: "the connection was not accepted in time"
+        case .timedOut: "no answer in time"
+        case .connectionFailed(let detail): "the connection failed (\(detail))"
+        case .tls(let detail): "TLS failed (\(detail))"
+        case .noAnswer: "the connection closed without an answer"
+        }
+    }
+}
+
+/// Reads the answer's head and at most `maximumBodyBytes` of its body, then fulfils the promise
+/// once (a later event, or the deadline, finds it fulfilled and does nothing). Made on, and used
+/// only on, its channel's event loop.
+final class OutboundResponseCollector: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    private let promise: EventLoopPromise<OutboundHTTPClient.Outcome>
+    private let maximumBodyBytes: Int
+    private var status: Int?
+    private var body: [UInt8] = []
+    private var done = false
+
+    init(promise: EventLoopPromise<OutboundHTTPClient.Outcome>, maximumBodyBytes: Int) {
+        self.promise = promise
+        self.maximumBodyBytes = maximumBodyBytes
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !done else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            status = Int(head.status.code)
+        case .body(var buffer):
+            let room = maximumBodyBytes - body.count
+            body += buffer.readBytes(length: min(room, buffer.readableBytes)) ?? []
+            if body.count >= maximumBodyBytes { finish(context) }
+        case .end:
+            finish(context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done { status == nil ? fail(.noAnswer) : finish(context) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !done {
+            if error is NIOSSLError || error is BoringSSLError {
+                fail(.tls("\(error)"))
+            } else if status == nil {
+                fail(.connectionFailed("\(error)"))
+            } else {
+                finish(context)
+            }
+        }
+        context.close(promise: nil)
+    }
+
+    private func finish(_ context: ChannelHandlerContext) {
+        guard let status else { return fail(.noAnswer) }
+        done = true
+        promise.succeed(.answered(status: status, body: body))
+        context.close(promise: nil)
+    }
+
+    private func fail(_ failure: OutboundFailure) {
+        done = true
+        promise.fail(failure)
+    }
+}
