@@ -61,6 +61,8 @@ struct ErrorAnswers: Sendable {
             return APIError(.conflict, "The resource exists already.")
         case .tombstone:
             return APIError(.conflict, "The resource was deleted and cannot be changed.")
+        case .limitReached:
+            return APIError(.conflict, "The most of these there may be exist already.")
         case .nonceAlreadyUsed, .userSuspended:
             // Handled where sign-ins are made; reaching here is a bug, but not the client's.
             logger.error("store sentinel escaped its handler", metadata: ["error": "\(error)"])

@@ -197,8 +197,10 @@ public protocol Store: Sendable {
     func revokeServiceCredential(id: UUID, appID: UUID, now: Int64) async throws -> ServiceCredentialRecord
 
     // MARK: Webhook endpoints (`WebhookEndpointRecord`)
-    /// Throws `.notFound` for an unknown app, `.alreadyExists` for an id in use.
-    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws
+    /// Throws `.notFound` for an unknown app, `.alreadyExists` for an id in use, `.limitReached`
+    /// when the app has `limit` endpoints already (counted and written at once: two racing
+    /// creations cannot both pass the count).
+    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int) async throws
     /// The app's endpoints, paused ones included, oldest first (ties by id).
     func webhookEndpoints(appID: UUID) async throws -> [WebhookEndpointRecord]
     /// Applies `change` to the app's endpoint in one statement and stamps `updatedAt` with `now`;

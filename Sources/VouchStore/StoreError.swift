@@ -6,7 +6,7 @@
 public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable {
-            case notFound, alreadyExists, nonceAlreadyUsed, tombstone, userSuspended, unavailable
+            case notFound, alreadyExists, nonceAlreadyUsed, tombstone, userSuspended, unavailable, limitReached
         }
 
         fileprivate let base: Base
@@ -25,6 +25,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let userSuspended = Kind(base: .userSuspended)
         /// The database could not be reached or answered with an error (`detail` says which).
         public static let unavailable = Kind(base: .unavailable)
+        /// A count the store holds rows to (an app's webhook endpoints) is reached: nothing was written.
+        public static let limitReached = Kind(base: .limitReached)
     }
 
     public let kind: Kind
@@ -41,6 +43,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let nonceAlreadyUsed = StoreError(.nonceAlreadyUsed)
     public static let tombstone = StoreError(.tombstone)
     public static let userSuspended = StoreError(.userSuspended)
+    public static let limitReached = StoreError(.limitReached)
 
     public static func unavailable(_ detail: String) -> StoreError { StoreError(.unavailable, detail: detail) }
 

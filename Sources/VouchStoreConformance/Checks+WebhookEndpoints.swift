@@ -12,7 +12,40 @@ extension StoreConformance {
         Check(name: "webhook endpoints: update what is given, pause once, resume, delete; only through their own app") {
             try await $0.webhookEndpointChanges()
         },
+        Check(name: "webhook endpoints: an app's limit holds when creations race; another app's count is its own") {
+            try await $0.webhookEndpointLimit()
+        },
     ]
+
+    func webhookEndpointLimit() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let other = try await store.addApp()
+            try await store.createWebhookEndpoint(makeWebhookEndpoint(app: app.id), limit: 3)
+            // Eight creations at once for the two places left: exactly two get in.
+            let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            try await store.createWebhookEndpoint(makeWebhookEndpoint(app: app.id), limit: 3)
+                            return true
+                        } catch StoreError.limitReached {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(created == 2)
+            #expect(try await store.webhookEndpoints(appID: app.id).count == 3)
+            await #expect(throws: StoreError.limitReached) {
+                try await store.createWebhookEndpoint(makeWebhookEndpoint(app: app.id), limit: 3)
+            }
+            try await store.createWebhookEndpoint(makeWebhookEndpoint(app: other.id), limit: 3)
+            #expect(try await store.webhookEndpoints(appID: other.id).count == 1)
+            await #expect(throws: StoreError.notFound) { try await store.createWebhookEndpoint(makeWebhookEndpoint(app: UUID()), limit: 3) }
+        }
+    }
 
     func webhookEndpointsLifecycle() async throws {
         try await withStore { store in
@@ -22,17 +55,17 @@ extension StoreConformance {
             let tied = [makeWebhookEndpoint(app: app.id, events: ["key.created"]), makeWebhookEndpoint(app: app.id, events: [])]
                 .sorted { $0.id.uuidString < $1.id.uuidString }
             let others = makeWebhookEndpoint(app: other.id, events: ["registration_secret.revoked", "session.created"])
-            for endpoint in [tied[1], others, older, tied[0]] { try await store.createWebhookEndpoint(endpoint) }
+            for endpoint in [tied[1], others, older, tied[0]] { try await store.createWebhookEndpoint(endpoint, limit: 20) }
 
             #expect(try await store.webhookEndpoints(appID: app.id) == [older] + tied)
             #expect(try await store.webhookEndpoints(appID: other.id) == [others], "events read back in their order")
             #expect(try await store.webhookEndpoints(appID: UUID()) == [])
 
             let orphan = makeWebhookEndpoint(app: UUID())
-            await #expect(throws: StoreError.notFound) { try await store.createWebhookEndpoint(orphan) }
+            await #expect(throws: StoreError.notFound) { try await store.createWebhookEndpoint(orphan, limit: 20) }
             var sameID = makeWebhookEndpoint(app: app.id)
             sameID.id = older.id
-            await #expect(throws: StoreError.alreadyExists) { try await store.createWebhookEndpoint(sameID) }
+            await #expect(throws: StoreError.alreadyExists) { try await store.createWebhookEndpoint(sameID, limit: 20) }
             #expect(try await store.webhookEndpoints(appID: app.id) == [older] + tied)
         }
     }
@@ -42,7 +75,7 @@ extension StoreConformance {
             let app = try await store.addApp()
             let other = try await store.addApp()
             let endpoint = makeWebhookEndpoint(app: app.id)
-            try await store.createWebhookEndpoint(endpoint)
+            try await store.createWebhookEndpoint(endpoint, limit: 20)
 
             // Only what is given changes; the time of the change is kept.
             var expected = endpoint

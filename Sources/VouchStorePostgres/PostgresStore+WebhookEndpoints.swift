@@ -3,10 +3,17 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
-    /// The app's foreign key makes an unknown app `.notFound` (23503); the primary key makes an id
-    /// in use `.alreadyExists` (23505).
-    public func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws {
-        try await single("createWebhookEndpoint") { db in
+    /// The primary key makes an id in use `.alreadyExists` (23505). The app's row is locked first,
+    /// so that racing creations for one app count one after the other and the limit holds.
+    public func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int) async throws {
+        try await transaction("createWebhookEndpoint") { db in
+            guard try await !db.rows("SELECT id FROM apps WHERE id = \(endpoint.appID) FOR UPDATE").isEmpty else {
+                throw StoreError.notFound
+            }
+            let count =
+                try await db.rows("SELECT COUNT(*)::bigint AS n FROM webhook_endpoints WHERE app_id = \(endpoint.appID)")
+                .first.map { try PostgresRecordRow($0).int64("n") } ?? 0
+            guard count < Int64(limit) else { throw StoreError.limitReached }
             try await db.execute(
                 """
                 INSERT INTO webhook_endpoints (id, app_id, url, events, secret, created_at, updated_at, paused_at, pause_reason)

@@ -16,12 +16,13 @@ extension AdminOperations {
     ) async throws -> (record: WebhookEndpointRecord, secret: String) {
         let url = try await Self.checkedWebhookURL(url, policy: policy)
         let events = try Self.webhookEvents(events)
-        guard try await store.webhookEndpoints(appID: appID).count < Self.maximumWebhookEndpoints else {
-            throw APIError(.conflict, "An app has at most \(Self.maximumWebhookEndpoints) webhook endpoints; delete one first.")
-        }
         let secret = WebhookSecretText.make()
         let record = WebhookEndpointRecord(id: UUID(), appID: appID, url: url, events: events, secret: secret, createdAt: clock())
-        try await store.createWebhookEndpoint(record)
+        do {
+            try await store.createWebhookEndpoint(record, limit: Self.maximumWebhookEndpoints)
+        } catch StoreError.limitReached {
+            throw APIError(.conflict, "An app has at most \(Self.maximumWebhookEndpoints) webhook endpoints; delete one first.")
+        }
         AuditNote.object("webhook", record.id.lowercased)
         return (record, secret)
     }

@@ -281,8 +281,8 @@ struct InstrumentedStore: Store {
         try await timed(.revokeServiceCredential) { try await base.revokeServiceCredential(id: id, appID: appID, now: now) }
     }
 
-    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws {
-        try await timed(.createWebhookEndpoint) { try await base.createWebhookEndpoint(endpoint) }
+    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int) async throws {
+        try await timed(.createWebhookEndpoint) { try await base.createWebhookEndpoint(endpoint, limit: limit) }
     }
 
     func webhookEndpoints(appID: UUID) async throws -> [WebhookEndpointRecord] {

@@ -4,20 +4,23 @@ import VouchStore
 // No cache holds webhook endpoints: their writes invalidate nothing.
 extension SQLiteStore {
     /// The app's foreign key makes an unknown app `.notFound`; the primary key makes an id in use
-    /// `.alreadyExists` (`StoreError.from(sqlite:)`).
-    public func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws {
-        try await exclusive("createWebhookEndpoint", invalidating: .none) { db in
-            try db.execute(
+    /// `.alreadyExists` (`StoreError.from(sqlite:)`). Counted and inserted in one statement on the
+    /// one writer, so the limit holds however many create at once.
+    public func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int) async throws {
+        let inserted = try await exclusive("createWebhookEndpoint", invalidating: .none) { db in
+            try db.changes(
                 """
                 INSERT INTO webhook_endpoints (id, app_id, url, events, secret, created_at, updated_at, paused_at, pause_reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+                WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE app_id = ?2) < ?10
                 """,
                 [
                     .uuid(endpoint.id), .uuid(endpoint.appID), .text(endpoint.url), .text(WordListColumn.text(endpoint.events)),
                     .text(endpoint.secret), .int64(endpoint.createdAt), .int64(endpoint.updatedAt),
-                    .optionalInt64(endpoint.pausedAt), .optionalText(endpoint.pauseReason),
+                    .optionalInt64(endpoint.pausedAt), .optionalText(endpoint.pauseReason), .int64(Int64(limit)),
                 ])
         }
+        guard inserted > 0 else { throw StoreError.limitReached }
     }
 
     /// Ties on `created_at` (same second) are broken by id, as PostgreSQL's listing does.

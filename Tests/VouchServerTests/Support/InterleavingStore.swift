@@ -51,7 +51,9 @@ struct InterleavingStore: Store {
     func revokeServiceCredential(id: UUID, appID: UUID, now: Int64) async throws -> ServiceCredentialRecord {
         try await base.revokeServiceCredential(id: id, appID: appID, now: now)
     }
-    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws { try await base.createWebhookEndpoint(endpoint) }
+    func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int) async throws {
+        try await base.createWebhookEndpoint(endpoint, limit: limit)
+    }
     func webhookEndpoints(appID: UUID) async throws -> [WebhookEndpointRecord] { try await base.webhookEndpoints(appID: appID) }
     func updateWebhookEndpoint(id: UUID, appID: UUID, change: WebhookEndpointChange, now: Int64) async throws -> WebhookEndpointRecord {
         try await base.updateWebhookEndpoint(id: id, appID: appID, change: change, now: now)
