@@ -9,6 +9,7 @@ enum StoreFailureKind: String, Sendable {
     case nonceAlreadyUsed = "nonce_already_used"
     case tombstone
     case userSuspended = "user_suspended"
+    case limitReached = "limit_reached"
     case unavailable
     case cancelled
     case other
@@ -20,6 +21,7 @@ enum StoreFailureKind: String, Sendable {
         case StoreError.nonceAlreadyUsed: self = .nonceAlreadyUsed
         case StoreError.tombstone: self = .tombstone
         case StoreError.userSuspended: self = .userSuspended
+        case StoreError.limitReached: self = .limitReached
         case let error as StoreError where error.kind == .unavailable: self = .unavailable
         case is CancellationError: self = .cancelled
         default: self = .other
