@@ -121,6 +121,15 @@ final class TestVouch: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         state.withLock { $0.streams.append(continuation) }
         continuation.yield(preamble)
+        // A comment every 10 s, as Vouch sends one every 15 s: without it a follower's 45 s read
+        // timeout drops a quiet stream on a slow run, and this fixture replays nothing.
+        let keepAlive = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(10))
+                continuation.yield(": keep-alive\n\n")
+            }
+        }
+        continuation.onTermination = { _ in keepAlive.cancel() }
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: ResponseBody { writer in
