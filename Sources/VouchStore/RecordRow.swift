@@ -160,3 +160,30 @@ extension SessionEnding: RowDecodable {
             generation: try row.optionalInt64("generation"), reason: try row.optionalText("reason"))
     }
 }
+
+extension SecurityEventRecord: RowDecodable {
+    /// From a row of `security_events`, or of a query that names its columns the same way with
+    /// the event's own id as `event_id` when `id` is taken (a delivery's).
+    public init(row: some RecordRow) throws {
+        try self.init(row: row, idColumn: "id")
+    }
+
+    public init(row: some RecordRow, idColumn: String) throws {
+        self.init(
+            id: try row.uuid(idColumn), appID: try row.uuid("app_id"), userID: try row.optionalText("user_id"),
+            userSequence: try row.optionalInt64("user_sequence"), kind: try row.value("kind", as: SecurityEventKind.self),
+            at: try row.int64("at"), data: try row.text("data"))
+    }
+}
+
+extension WebhookDelivery: RowDecodable {
+    /// From a row of `webhook_deliveries` joined to its event (`SecurityEventRecord`'s columns,
+    /// the event's id as `event_id`).
+    public init(row: some RecordRow) throws {
+        self.init(
+            endpointID: try row.uuid("endpoint_id"), event: try SecurityEventRecord(row: row, idColumn: "event_id"),
+            state: try row.value("state", as: WebhookDeliveryState.self), attempts: Int(try row.int64("attempts")),
+            nextAttemptAt: try row.int64("next_attempt_at"), lastAttemptAt: try row.optionalInt64("last_attempt_at"),
+            lastOutcome: try row.optionalText("last_outcome"), deliveredAt: try row.optionalInt64("delivered_at"))
+    }
+}

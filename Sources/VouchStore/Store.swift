@@ -212,6 +212,35 @@ public protocol Store: Sendable {
     /// Throws `.notFound` when the app has no such endpoint.
     func deleteWebhookEndpoint(id: UUID, appID: UUID) async throws
 
+    // MARK: Security events and their deliveries (`SecurityEventRecord`, `WebhookDelivery`)
+    // Every operation above that changes what an event tells of writes the event in its own
+    // transaction when an unpaused endpoint of the app subscribes to the kind, with one pending
+    // delivery per such endpoint (docs: Invariants).
+
+    /// The app's events after `position` (an event's place in the outbox, ascending), at most
+    /// `limit`.
+    func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)]
+    /// Leases up to `limit` deliveries that are due at `now` (Unix ms) until `now + lease`: each
+    /// pending, its endpoint unpaused, no lease running, and no earlier pending event of the same
+    /// user owed to the same endpoint (so a user's events arrive in order). On a store shared by
+    /// many instances, two claims never return the same delivery while its lease runs.
+    func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery]
+    /// Records an attempt and ends the lease: delivered, due again, or failed with the endpoint
+    /// paused in the same transaction. An attempt on a delivery no longer pending (replayed and
+    /// delivered elsewhere, or its endpoint deleted) changes nothing.
+    func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws
+    /// The endpoint's most recent deliveries, newest event first, at most `limit`. Throws
+    /// `.notFound` when the app has no such endpoint.
+    func webhookDeliveries(endpointID: UUID, appID: UUID, limit: Int) async throws -> [WebhookDelivery]
+    /// Makes a delivery pending and due at `now` (Unix ms) again, whatever its state: the same
+    /// event, with the same id, is sent again. Throws `.notFound` when the endpoint has no such
+    /// delivery.
+    func replayWebhookDelivery(endpointID: UUID, appID: UUID, eventID: UUID, now: Int64) async throws -> WebhookDelivery
+    /// Deletes the events written before `before` (Unix seconds) that no endpoint is still owed,
+    /// with their deliveries; returns how many events.
+    @discardableResult
+    func purgeSecurityEvents(before: Int64) async throws -> Int
+
     // MARK: What a suspension ended
     /// The public ids of the user's sessions that a suspension logged at `endedAt` ended (ended at
     /// that second with `.userSuspended`), so that a reader of the log of endings can name them.

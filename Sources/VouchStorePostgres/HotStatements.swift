@@ -51,16 +51,17 @@ struct SignInFactsStatement: PostgresPreparedStatement {
     }
 }
 
-/// `Store.createSession`: the whole transaction, `vouch_create_session_v2` (migration 4). The
+/// `Store.createSession`: the whole transaction, `vouch_create_session_v3` (migration 8: v2 of
+/// migration 4, then the `session.created` event when anyone subscribes to it). The
 /// columns are named rather than `*`: a prepared statement whose result's shape changed under it
 /// (a column added to `users` by a later migration, while this instance runs) fails with "cached
 /// plan must not change result type".
 struct CreateSessionStatement: PostgresPreparedStatement {
-    static let name = "vouch_create_session_v2"
+    static let name = "vouch_create_session_v3"
     static let sql = """
         SELECT app_id, user_id, display_name, first_name, last_name, avatar_url, suspended,
                cutoff_generation, cutoff_at, cutoff_reason
-        FROM vouch_create_session_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+        FROM vouch_create_session_v3($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                                      $17, $18, $19, $20, $21)
         """
     static let bindingDataTypes: [PostgresDataType] = [

@@ -469,6 +469,128 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX webhook_endpoints_by_app ON webhook_endpoints (app_id)",
             ]),
+        // The outbox of security events and the deliveries each owes its endpoints (SQLite's step
+        // 10). `vouch_record_event` writes an event and its deliveries when an unpaused endpoint
+        // of the app subscribes to the kind, numbering a user's events under the user's row lock;
+        // `vouch_create_session_v3` is v2 followed by its `session.created`, in the same
+        // transaction. Times of deliveries are in milliseconds.
+        PostgresMigration(
+            version: 8,
+            statements: [
+                "ALTER TABLE users ADD COLUMN event_sequence bigint NOT NULL DEFAULT 0",
+                """
+                CREATE TABLE security_events (
+                    position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    id uuid NOT NULL UNIQUE,
+                    app_id uuid NOT NULL,
+                    user_id text,
+                    user_sequence bigint,
+                    kind text NOT NULL,
+                    at bigint NOT NULL,
+                    data text NOT NULL
+                )
+                """,
+                "CREATE INDEX security_events_by_app ON security_events (app_id, position)",
+                "CREATE INDEX security_events_by_time ON security_events (at)",
+                """
+                CREATE TABLE webhook_deliveries (
+                    endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+                    event_id uuid NOT NULL REFERENCES security_events (id) ON DELETE CASCADE,
+                    position bigint NOT NULL,
+                    user_id text,
+                    user_sequence bigint,
+                    state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at bigint NOT NULL,
+                    lease_until bigint NOT NULL DEFAULT 0,
+                    last_attempt_at bigint,
+                    last_outcome text,
+                    delivered_at bigint,
+                    PRIMARY KEY (endpoint_id, event_id)
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending'",
+                """
+                CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries (endpoint_id, user_id, user_sequence)
+                WHERE state = 'pending'
+                """,
+                "CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id)",
+                "CREATE INDEX webhook_deliveries_recent ON webhook_deliveries (endpoint_id, position)",
+                """
+                CREATE FUNCTION vouch_record_event(
+                    p_app_id uuid, p_user_id text, p_kind text, p_at bigint, p_data text
+                ) RETURNS integer
+                LANGUAGE plpgsql
+                AS $$
+                DECLARE
+                    v_sequence bigint;
+                    v_id uuid := gen_random_uuid();
+                    v_position bigint;
+                    v_queued integer;
+                BEGIN
+                    IF NOT EXISTS (
+                        SELECT 1 FROM webhook_endpoints
+                        WHERE app_id = p_app_id AND paused_at IS NULL AND p_kind = ANY (string_to_array(events, ' '))
+                    ) THEN
+                        RETURN 0;
+                    END IF;
+                    IF p_user_id IS NOT NULL THEN
+                        UPDATE users SET event_sequence = event_sequence + 1
+                        WHERE app_id = p_app_id AND user_id = p_user_id
+                        RETURNING event_sequence INTO v_sequence;
+                    END IF;
+                    INSERT INTO security_events (id, app_id, user_id, user_sequence, kind, at, data)
+                    VALUES (v_id, p_app_id, p_user_id, v_sequence, p_kind, p_at, p_data)
+                    RETURNING position INTO v_position;
+                    INSERT INTO webhook_deliveries (endpoint_id, event_id, position, user_id, user_sequence, state,
+                                                    next_attempt_at)
+                    SELECT id, v_id, v_position, p_user_id, v_sequence, 'pending', p_at * 1000 FROM webhook_endpoints
+                    WHERE app_id = p_app_id AND paused_at IS NULL AND p_kind = ANY (string_to_array(events, ' '));
+                    GET DIAGNOSTICS v_queued = ROW_COUNT;
+                    RETURN v_queued;
+                END
+                $$
+                """,
+                """
+                CREATE FUNCTION vouch_create_session_v3(
+                    p_server_nonce_hash bytea, p_server_nonce_expires_at bigint,
+                    p_registration_app_id uuid, p_registration_nonce text, p_registration_nonce_expires_at bigint,
+                    p_app_id uuid, p_user_id text,
+                    p_display_name text, p_first_name text, p_last_name text, p_avatar_url text,
+                    p_token_hash bytea, p_created_at bigint, p_expires_at bigint,
+                    p_key_id uuid, p_key_mark_resolution bigint,
+                    p_session_id uuid, p_provider_id uuid,
+                    p_device_name text, p_device_platform text, p_device_app_version text
+                ) RETURNS users
+                LANGUAGE plpgsql
+                AS $$
+                DECLARE
+                    account users;
+                BEGIN
+                    account := vouch_create_session_v2(
+                        p_server_nonce_hash, p_server_nonce_expires_at, p_registration_app_id, p_registration_nonce,
+                        p_registration_nonce_expires_at, p_app_id, p_user_id, p_display_name, p_first_name,
+                        p_last_name, p_avatar_url, p_token_hash, p_created_at, p_expires_at, p_key_id,
+                        p_key_mark_resolution, p_session_id, p_provider_id, p_device_name, p_device_platform,
+                        p_device_app_version);
+                    IF EXISTS (
+                        SELECT 1 FROM webhook_endpoints
+                        WHERE app_id = p_app_id AND paused_at IS NULL
+                          AND 'session.created' = ANY (string_to_array(events, ' '))
+                    ) THEN
+                        PERFORM vouch_record_event(
+                            p_app_id, p_user_id, 'session.created', p_created_at,
+                            jsonb_strip_nulls(jsonb_build_object(
+                                'session_id', p_session_id, 'provider_id', p_provider_id, 'key_id', p_key_id,
+                                'device', NULLIF(jsonb_strip_nulls(jsonb_build_object(
+                                    'name', p_device_name, 'platform', p_device_platform,
+                                    'app_version', p_device_app_version)), '{}'::jsonb)))::text);
+                    END IF;
+                    RETURN account;
+                END
+                $$
+                """,
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import VouchProtocol
 import VouchStore
 
 extension PostgresStore {
@@ -46,6 +47,20 @@ extension PostgresStore {
                 )
                 .first.flatMap({ try ScopeCutoff(row: PostgresRecordRow($0), prefix: "") })
             else { throw StoreError.notFound }
+            // A user's row is locked already (`existingCutoff`): numbering its event takes no new lock.
+            let data = SecurityEventData.cutoffSet(target, generation: updated.generation, sessionsEnded: ended, reason: reason)
+            switch target {
+            case .app(let appID): try await Self.recordEvent(.cutoffSet, appID: appID, userID: nil, at: now, data: data, db)
+            case .user(let appID, let userID):
+                try await Self.recordEvent(.cutoffSet, appID: appID, userID: userID, at: now, data: data, db)
+            case .provider(let providerID): try await Self.recordEvent(.cutoffSet, providerID: providerID, at: now, data: data, db)
+            case .key(let keyID):
+                try await db.execute(
+                    """
+                    SELECT vouch_record_event(pa.app_id, NULL, \(SecurityEventKind.cutoffSet.rawValue), \(now), \(data))
+                    FROM provider_keys k JOIN provider_apps pa ON pa.provider_id = k.provider_id WHERE k.id = \(keyID)
+                    """)
+            }
             return CutoffResult(cutoff: updated, sessionsEnded: ended)
         }
     }

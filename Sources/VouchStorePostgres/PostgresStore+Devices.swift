@@ -45,9 +45,9 @@ extension PostgresStore {
                 // The row is locked already: the log's lock is the last one taken.
                 _ = try await Self.endLogged(
                     """
-                    UPDATE sessions SET ended_at = $1, end_reason = $2 WHERE session_id = $4 AND ended_at IS NULL
+                    UPDATE sessions SET ended_at = $1, end_reason = $2 WHERE session_id = $5 AND ended_at IS NULL
                     RETURNING session_id, app_id, user_id
-                    """, now: now, reason: reason, selectorValues: [sessionID], db)
+                    """, now: now, reason: reason, actor: ownerApp == nil ? .operator : .user, selectorValues: [sessionID], db)
             }
             return found
         }
@@ -57,8 +57,8 @@ extension PostgresStore {
     public func signOutOtherSessions(appID: UUID, userID: String, keeping tokenHash: [UInt8], now: Int64) async throws -> Int {
         try await single("signOutOtherSessions") { db in
             try await Self.endLogged(
-                SessionEndingLog.endLive(where: "s.app_id = $4 AND s.user_id = $5 AND s.token_hash <> $6"), now: now,
-                reason: .signedOut, selectorValues: [appID, userID, tokenHash.bytea], db)
+                SessionEndingLog.endLive(where: "s.app_id = $5 AND s.user_id = $6 AND s.token_hash <> $7"), now: now,
+                reason: .signedOut, actor: .user, selectorValues: [appID, userID, tokenHash.bytea], db)
         }
     }
 

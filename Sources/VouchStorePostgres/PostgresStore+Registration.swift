@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import VouchProtocol
 import VouchStore
 
 extension PostgresStore {
@@ -30,14 +31,26 @@ extension PostgresStore {
     /// One statement decides: the earlier of the recorded and the requested time wins, also when
     /// two revocations race (the second re-reads the first's value).
     public func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
-        try await single("revokeRegistrationSecret") { db in
+        try await transaction("revokeRegistrationSecret") { db in
+            let before = try await db.rows(
+                """
+                SELECT revoked_at FROM registration_secrets
+                WHERE application_key = \(applicationKey) AND app_id = \(appID) FOR UPDATE
+                """
+            ).first.map { try PostgresRecordRow($0).optionalInt64("revoked_at") }
             let rows = try await db.rows(
                 """
                 UPDATE registration_secrets SET revoked_at = LEAST(COALESCE(revoked_at, \(at)), \(at))
                 WHERE application_key = \(applicationKey) AND app_id = \(appID) RETURNING *
                 """)
             guard let row = rows.first else { throw StoreError.notFound }
-            return try RegistrationSecretRecord(postgres: row)
+            let secret = try RegistrationSecretRecord(postgres: row)
+            if secret.revokedAt != before ?? nil {
+                try await Self.recordEvent(
+                    .registrationSecretRevoked, appID: appID, userID: nil, at: Int64(Date().timeIntervalSince1970),
+                    data: SecurityEventData.registrationSecretRevoked(secret), db)
+            }
+            return secret
         }
     }
 

@@ -56,18 +56,22 @@ extension PostgresStore {
     }
 
     /// Runs `SessionEndingLog.appendingSessions` around `update` with `$1` now, `$2` the sessions'
-    /// end reason, `$3` the entries' kind and `selectorValues` from `$4`; returns how many ended.
+    /// end reason, `$3` the entries' kind, `$4` the events' `data` without its `session_id` and
+    /// `selectorValues` from `$5`; returns how many ended.
     static func endLogged(
-        _ update: String, now: Int64, reason: SessionEndReason, selectorValues: [any PostgresEncodable & Sendable],
-        _ db: PostgresRunner
+        _ update: String, now: Int64, reason: SessionEndReason, actor: SecurityEventActor,
+        selectorValues: [any PostgresEncodable & Sendable], _ db: PostgresRunner
     ) async throws -> Int {
-        var binds = PostgresBindings(capacity: 3 + selectorValues.count)
+        var binds = PostgresBindings(capacity: 4 + selectorValues.count)
         binds.append(now)
         binds.append(reason.rawValue)
         binds.append(reason.endingKind.rawValue)
+        binds.append(SecurityEventData.sessionEnded(sessionID: nil, kind: SessionEndedKind(reason), actor: actor))
         for value in selectorValues { try binds.append(value) }
-        let rows = try await db.rows(
-            PostgresQuery(unsafeSQL: SessionEndingLog.appendingSessions(ended: update, at: "$1", kind: "$3"), binds: binds))
+        let sql = SessionEndingLog.appendingSessions(
+            ended: update, at: "$1", kind: "$3",
+            eventData: "($4::jsonb || jsonb_build_object('session_id', e.session_id))::text")
+        let rows = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds))
         guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
         return Int(try PostgresRecordRow(row).int64("n"))
     }

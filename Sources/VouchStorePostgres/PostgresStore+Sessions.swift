@@ -3,7 +3,8 @@ import PostgresNIO
 import VouchStore
 
 extension PostgresStore {
-    /// One statement, one round trip: `vouch_create_session_v2` (migration 4), which in one READ
+    /// One statement, one round trip: `vouch_create_session_v3` (migration 8: v2 of migration 4, then
+    /// the `session.created` event when anyone listens), which in one READ
     /// COMMITTED transaction of its own does, in this order:
     ///
     /// 1. The nonce's use is claimed by INSERT … ON CONFLICT on its primary key. Of two sign-ins
@@ -68,7 +69,7 @@ extension PostgresStore {
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
         try await single("revokeSession") { db in
             try await Self.endLogged(
-                SessionEndingLog.endLive(where: "s.token_hash = $4"), now: now, reason: .revoked,
+                SessionEndingLog.endLive(where: "s.token_hash = $5"), now: now, reason: .revoked, actor: .user,
                 selectorValues: [tokenHash.bytea], db) > 0
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import VouchProtocol
 import VouchStore
 
 extension PostgresStore {
@@ -32,8 +33,23 @@ extension PostgresStore {
             let ended =
                 suspended
                 ? try await Self.suspendSessions(appID: appID, userID: userID, now: now, logged: !wasSuspended, db)
-                : 0
-            return (user, ended)
+                : []
+            // The user's row is locked already: numbering its events takes no new lock.
+            if suspended, !wasSuspended {
+                try await Self.recordEvent(
+                    .userSuspended, appID: appID, userID: userID, at: now,
+                    data: SecurityEventData.userSuspension(endedSessionIDs: ended), db)
+                for id in ended {
+                    try await Self.recordEvent(
+                        .sessionEnded, appID: appID, userID: userID, at: now,
+                        data: SecurityEventData.sessionEnded(sessionID: id, kind: .suspended, actor: .operator), db)
+                }
+            } else if !suspended, wasSuspended {
+                try await Self.recordEvent(
+                    .userUnsuspended, appID: appID, userID: userID, at: now,
+                    data: SecurityEventData.userSuspension(endedSessionIDs: nil), db)
+            }
+            return (user, ended.count)
         }
         logger.info(
             "set user suspension",
@@ -63,7 +79,7 @@ extension PostgresStore {
         let ended = try await transaction("revokeSessions") { db in
             try await db.execute("SELECT 1 FROM users WHERE app_id = \(appID) AND user_id = \(userID) FOR UPDATE")
             return try await Self.endLogged(
-                SessionEndingLog.endLive(where: "s.app_id = $4 AND s.user_id = $5"), now: now, reason: .revoked,
+                SessionEndingLog.endLive(where: "s.app_id = $5 AND s.user_id = $6"), now: now, reason: .revoked, actor: .operator,
                 selectorValues: [appID, userID], db)
         }
         logger.info("revoked sessions", metadata: ["app_id": "\(appID.uuidString.lowercased())", "count": "\(ended)"])
@@ -86,16 +102,16 @@ extension PostgresStore {
 
     /// Ends the user's sessions that are neither ended nor expired at `now` (an ended session
     /// keeps its first reason), and, when `logged`, appends the user's `.suspended` entry once
-    /// the sessions' rows are locked.
+    /// the sessions' rows are locked. Returns the sessions it ended, ordered by id.
     static func suspendSessions(
         appID: UUID, userID: String, now: Int64, logged: Bool, _ db: PostgresRunner
-    ) async throws -> Int {
+    ) async throws -> [UUID] {
         let rows = try await db.rows(
             """
             WITH ended AS (
                 UPDATE sessions SET ended_at = \(now), end_reason = \(SessionEndReason.userSuspended.rawValue)
                 WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at IS NULL AND expires_at > \(now)
-                RETURNING 1
+                RETURNING session_id
             ),
             turn AS (
                 SELECT pg_advisory_xact_lock(\(SessionEndingLog.lockKey)) FROM (SELECT COUNT(*) AS n FROM ended) AS c
@@ -105,9 +121,8 @@ extension PostgresStore {
                 INSERT INTO session_endings (at, kind, scope, app_id, user_id)
                 SELECT \(now), \(SessionEndingKind.suspended.rawValue), 'user', \(appID), \(userID) FROM turn
             )
-            SELECT COUNT(*)::bigint AS n FROM ended
+            SELECT session_id FROM ended ORDER BY session_id
             """)
-        guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
-        return Int(try PostgresRecordRow(row).int64("n"))
+        return try rows.map { try PostgresRecordRow($0).uuid("session_id") }
     }
 }

@@ -23,10 +23,21 @@ enum SessionEndingLog {
     /// the kind `kind` (SQL expressions, parameters), taking the lock only once every row the
     /// UPDATE locks is locked (the COUNT reads all of it first) and only when it ended any. Its
     /// one row, `n`, is how many it ended.
-    static func appendingSessions(ended update: String, at: String, kind: String) -> String {
+    ///
+    /// Each ended session's `session.ended` event (`vouch_record_event`, whose `data` is the
+    /// expression `eventData` over `e.session_id`) is recorded before the lock is taken, since
+    /// numbering a user's event takes the user's row lock and the log's lock must stay the last.
+    static func appendingSessions(ended update: String, at: String, kind: String, eventData: String) -> String {
         """
         WITH ended AS (\(update)),
-        turn AS (SELECT pg_advisory_xact_lock(\(lockKey)) FROM (SELECT COUNT(*) AS n FROM ended) AS c WHERE c.n > 0),
+        events AS (
+            SELECT vouch_record_event(e.app_id, e.user_id, 'session.ended', \(at), \(eventData)) AS queued
+            FROM ended AS e
+        ),
+        turn AS (
+            SELECT pg_advisory_xact_lock(\(lockKey))
+            FROM (SELECT COUNT(*) AS n FROM ended) AS c, (SELECT COUNT(*) AS n FROM events) AS v WHERE c.n > 0
+        ),
         appended AS (
             INSERT INTO session_endings (at, kind, scope, session_id, app_id, user_id)
             SELECT \(at), \(kind), 'session', e.session_id, e.app_id, e.user_id FROM ended AS e CROSS JOIN turn

@@ -301,6 +301,33 @@ struct InstrumentedStore: Store {
         try await timed(.deleteWebhookEndpoint) { try await base.deleteWebhookEndpoint(id: id, appID: appID) }
     }
 
+    func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)] {
+        try await timed(.securityEvents) { try await base.securityEvents(appID: appID, after: position, limit: limit) }
+    }
+
+    func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {
+        try await timed(.claimWebhookDeliveries) { try await base.claimWebhookDeliveries(now: now, lease: lease, limit: limit) }
+    }
+
+    func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws {
+        try await timed(.finishWebhookAttempt) { try await base.finishWebhookAttempt(attempt) }
+    }
+
+    func webhookDeliveries(endpointID: UUID, appID: UUID, limit: Int) async throws -> [WebhookDelivery] {
+        try await timed(.webhookDeliveries) { try await base.webhookDeliveries(endpointID: endpointID, appID: appID, limit: limit) }
+    }
+
+    func replayWebhookDelivery(endpointID: UUID, appID: UUID, eventID: UUID, now: Int64) async throws -> WebhookDelivery {
+        try await timed(.replayWebhookDelivery) {
+            try await base.replayWebhookDelivery(endpointID: endpointID, appID: appID, eventID: eventID, now: now)
+        }
+    }
+
+    @discardableResult
+    func purgeSecurityEvents(before: Int64) async throws -> Int {
+        try await timed(.purgeSecurityEvents) { try await base.purgeSecurityEvents(before: before) }
+    }
+
     func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
         try await timed(.suspendedSessionIDs) { try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt) }
     }

@@ -10,5 +10,6 @@ enum StoreOperation: String, CaseIterable, Sendable {
         close, purgeSessionEndings, sessionEndings, createLiveTicket, consumeLiveTicket, signingKeys, addSigningKey,
         deleteSigningKeys, createServiceCredential, serviceCredential, serviceCredentials, revokeServiceCredential,
         suspendedSessionIDs, createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
-        deleteWebhookEndpoint
+        deleteWebhookEndpoint, securityEvents, claimWebhookDeliveries, finishWebhookAttempt, webhookDeliveries,
+        replayWebhookDelivery, purgeSecurityEvents
 }

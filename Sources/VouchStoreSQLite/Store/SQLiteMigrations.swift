@@ -365,6 +365,53 @@ enum SQLiteMigrations {
                 """,
                 "CREATE INDEX webhook_endpoints_by_app ON webhook_endpoints (app_id)",
             ]),
+        // The outbox of security events and the deliveries each owes its endpoints
+        // (`Store.claimWebhookDeliveries`). A user's events are numbered by `users.event_sequence`;
+        // a delivery repeats its event's position, user and number so that "no earlier pending event of this
+        // user for this endpoint" is one index probe. Times of deliveries are in milliseconds.
+        SQLiteMigration(
+            version: 10,
+            statements: [
+                "ALTER TABLE users ADD COLUMN event_sequence INTEGER NOT NULL DEFAULT 0",
+                """
+                CREATE TABLE security_events (
+                    position INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    app_id TEXT NOT NULL,
+                    user_id TEXT,
+                    user_sequence INTEGER,
+                    kind TEXT NOT NULL,
+                    at INTEGER NOT NULL,
+                    data TEXT NOT NULL
+                ) STRICT
+                """,
+                "CREATE INDEX security_events_by_app ON security_events (app_id, position)",
+                "CREATE INDEX security_events_by_time ON security_events (at)",
+                """
+                CREATE TABLE webhook_deliveries (
+                    endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+                    event_id TEXT NOT NULL REFERENCES security_events (id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    user_id TEXT,
+                    user_sequence INTEGER,
+                    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    lease_until INTEGER NOT NULL DEFAULT 0,
+                    last_attempt_at INTEGER,
+                    last_outcome TEXT,
+                    delivered_at INTEGER,
+                    PRIMARY KEY (endpoint_id, event_id)
+                ) STRICT
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending'",
+                """
+                CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries (endpoint_id, user_id, user_sequence)
+                WHERE state = 'pending'
+                """,
+                "CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id)",
+                "CREATE INDEX webhook_deliveries_recent ON webhook_deliveries (endpoint_id, position)",
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

@@ -1,4 +1,5 @@
 import Foundation
+import VouchProtocol
 import VouchStore
 
 extension SQLiteStore {
@@ -27,6 +28,16 @@ extension SQLiteStore {
                 ).first.flatMap({ try ScopeCutoff(row: $0, prefix: "") })
             else { throw StoreError.notFound }
             try Self.appendEnding(.cutOff, target.endingScope, at: now, generation: updated.generation, reason: reason, db)
+            let data = { SecurityEventData.cutoffSet(target, generation: updated.generation, sessionsEnded: ended, reason: reason) }
+            switch target {
+            case .app(let appID): try Self.recordEvent(.cutoffSet, appID: appID, userID: nil, at: now, data: data, db)
+            case .user(let appID, let userID): try Self.recordEvent(.cutoffSet, appID: appID, userID: userID, at: now, data: data, db)
+            case .provider(let providerID): try Self.recordEvent(.cutoffSet, providerID: providerID, at: now, data: data, db)
+            case .key(let keyID):
+                if let providerID = try db.rows("SELECT provider_id FROM provider_keys WHERE id = ?", [.uuid(keyID)]).first?.uuid("provider_id") {
+                    try Self.recordEvent(.cutoffSet, providerID: providerID, at: now, data: data, db)
+                }
+            }
             return CutoffResult(cutoff: updated, sessionsEnded: ended)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import VouchProtocol
 import VouchStore
 
 extension SQLiteStore {
@@ -51,8 +52,9 @@ extension SQLiteStore {
                     "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ? AND ended_at IS NULL",
                     [.int64(now), .text(reason.rawValue), .uuidBytes(sessionID)])
                 if ended > 0 {
-                    let scope = SessionEndingScope.session(sessionID, appID: found.session.appID, userID: found.session.userID)
-                    try Self.appendEnding(reason.endingKind, scope, at: now, db)
+                    try Self.endedOne(
+                        sessionID, appID: found.session.appID, userID: found.session.userID, reason: reason,
+                        actor: owner == nil ? .operator : .user, at: now, db)
                 }
             }
             return found
@@ -67,7 +69,7 @@ extension SQLiteStore {
             try Self.endSessions(
                 SessionEndingSQL.endUsers,
                 [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.signedOut.rawValue), .bytes(tokenHash)],
-                kind: .signedOut, at: now, db)
+                reason: .signedOut, actor: .user, at: now, db)
         }
     }
 }

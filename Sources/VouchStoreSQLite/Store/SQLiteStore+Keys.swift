@@ -17,6 +17,8 @@ extension SQLiteStore {
                     .text(key.fingerprint), .int64(key.createdAt), .uuid(key.providerID), .text(key.fingerprint),
                 ])
             guard inserted == 1 else { throw StoreError.alreadyExists }
+            try Self.recordEvent(
+                .keyCreated, providerID: key.providerID, at: key.createdAt, data: { SecurityEventData.key(key) }, db)
         }
     }
 
@@ -38,6 +40,7 @@ extension SQLiteStore {
     /// unknown or deleted, and a deleted key stays deleted, so reading which one afterwards is safe.
     public func setKeyStatus(id: UUID, to status: KeyStatus) async throws -> KeyRecord {
         try await exclusive("setKeyStatus") { db in
+            let before = try db.rows("SELECT status FROM provider_keys WHERE id = ?", [.uuid(id)]).first?.text("status")
             let updated = try db.rows(
                 """
                 UPDATE provider_keys SET status = ?1
@@ -45,7 +48,14 @@ extension SQLiteStore {
                 """,
                 [.text(status.rawValue), .uuid(id)]
             ).first.map(KeyRecord.init(row:))
-            if let updated { return updated }
+            if let updated {
+                if before != updated.status.rawValue {
+                    try Self.recordEvent(
+                        SecurityEventKind(keyStatus: updated.status), providerID: updated.providerID, at: Int64(Date().timeIntervalSince1970),
+                        data: { SecurityEventData.key(updated) }, db)
+                }
+                return updated
+            }
             let exists = try db.rows("SELECT 1 FROM provider_keys WHERE id = ?", [.uuid(id)])
             throw exists.isEmpty ? StoreError.notFound : StoreError.tombstone
         }

@@ -1,4 +1,5 @@
 import Foundation
+import VouchProtocol
 import VouchStore
 
 extension SQLiteStore {
@@ -29,6 +30,10 @@ extension SQLiteStore {
     public func revokeRegistrationSecret(applicationKey: UUID, appID: UUID, at: Int64) async throws -> RegistrationSecretRecord {
         try await exclusive("revokeRegistrationSecret") { db in
             // One statement decides: the earlier of the recorded and the requested time wins.
+            let before = try db.rows(
+                "SELECT revoked_at FROM registration_secrets WHERE application_key = ? AND app_id = ?",
+                [.uuid(applicationKey), .uuid(appID)]
+            ).first?.optionalInt64("revoked_at")
             let rows = try db.rows(
                 """
                 UPDATE registration_secrets SET revoked_at = MIN(COALESCE(revoked_at, ?), ?)
@@ -36,7 +41,13 @@ extension SQLiteStore {
                 """,
                 [.int64(at), .int64(at), .uuid(applicationKey), .uuid(appID)])
             guard let row = rows.first else { throw StoreError.notFound }
-            return try RegistrationSecretRecord(row: row)
+            let secret = try RegistrationSecretRecord(row: row)
+            if secret.revokedAt != before {
+                try Self.recordEvent(
+                    .registrationSecretRevoked, appID: appID, userID: nil, at: Int64(Date().timeIntervalSince1970),
+                    data: { SecurityEventData.registrationSecretRevoked(secret) }, db)
+            }
+            return secret
         }
     }
 

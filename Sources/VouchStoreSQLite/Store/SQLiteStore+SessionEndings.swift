@@ -1,4 +1,5 @@
 import Foundation
+import VouchProtocol
 import VouchStore
 
 extension SQLiteStore {
@@ -46,16 +47,28 @@ extension SQLiteStore {
     }
 
     /// Runs one of `SessionEndingSQL`'s endings (an UPDATE returning the sessions it ended) and
-    /// appends a `.session` entry of `kind` for each, in the caller's transaction.
+    /// appends a `.session` entry of `reason` for each, with its `session.ended` event, in the
+    /// caller's transaction.
     static func endSessions(
-        _ sql: String, _ binds: [SQLiteData], kind: SessionEndingKind, at now: Int64, _ db: SQLiteRunner
+        _ sql: String, _ binds: [SQLiteData], reason: SessionEndReason, actor: SecurityEventActor, at now: Int64,
+        _ db: SQLiteRunner
     ) throws -> Int {
         let ended = try db.rows(sql, binds)
         for row in ended {
-            let scope = SessionEndingScope.session(
-                try row.uuid("session_id"), appID: try row.uuid("app_id"), userID: try row.text("user_id"))
-            try appendEnding(kind, scope, at: now, db)
+            let (sessionID, appID, userID) = (try row.uuid("session_id"), try row.uuid("app_id"), try row.text("user_id"))
+            try endedOne(sessionID, appID: appID, userID: userID, reason: reason, actor: actor, at: now, db)
         }
         return ended.count
+    }
+
+    /// The log's entry and the event of one session just ended.
+    static func endedOne(
+        _ sessionID: UUID, appID: UUID, userID: String, reason: SessionEndReason, actor: SecurityEventActor, at now: Int64,
+        _ db: SQLiteRunner
+    ) throws {
+        try appendEnding(reason.endingKind, .session(sessionID, appID: appID, userID: userID), at: now, db)
+        try recordEvent(
+            .sessionEnded, appID: appID, userID: userID, at: now,
+            data: { SecurityEventData.sessionEnded(sessionID: sessionID, kind: SessionEndedKind(reason), actor: actor) }, db)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VouchProtocol
 import VouchStore
 
 extension SQLiteStore {
@@ -15,7 +16,7 @@ extension SQLiteStore {
         // wrote it, and only then are the user's kept sessions dropped (after the commit, before
         // the caller hears). A returning user whose claims change nothing invalidates nothing, so
         // a storm of sign-ins does not keep emptying the authenticated requests' cache.
-        let (writerUsers, writerGenerations) = (writerUsers, writerGenerations)
+        let (writerUsers, writerGenerations, writerSubscriptions) = (writerUsers, writerGenerations, writerSubscriptions)
         let (user, markedKey, wroteUser) = try await transaction("createSession", invalidating: .none) { db in
             // A returning user's row as this writer last saw it, or read (see `WriterUserCache`).
             let kept = writerUsers.user(appID: session.appID, userID: session.userID)
@@ -71,6 +72,11 @@ extension SQLiteStore {
                     try db.changes(
                         "UPDATE provider_keys SET last_verified_at = ?1 WHERE id = ?2 AND (last_verified_at IS NULL OR last_verified_at <= ?1 - ?3)",
                         [.int64(session.createdAt), .uuid(keyID), .int64(KeyRecord.lastVerifiedResolutionSeconds)]) > 0
+            }
+            if try Self.subscribes(.sessionCreated, appID: session.appID, writerSubscriptions, db) {
+                try Self.recordEvent(
+                    .sessionCreated, appID: session.appID, userID: session.userID, at: session.createdAt,
+                    data: { SecurityEventData.sessionCreated(session) }, db)
             }
             // Last, once every statement of this write has succeeded.
             if kept == nil || wroteUser { writerUsers.keep(user) }
@@ -235,7 +241,8 @@ extension SQLiteStore {
     @discardableResult
     public func revokeSession(tokenHash: [UInt8], now: Int64) async throws -> Bool {
         try await transaction("revokeSession", invalidating: .session(tokenHash: tokenHash)) { db in
-            try Self.endSessions(SessionEndingSQL.endOne, [.int64(now), .bytes(tokenHash)], kind: .revoked, at: now, db) > 0
+            try Self.endSessions(
+                SessionEndingSQL.endOne, [.int64(now), .bytes(tokenHash)], reason: .revoked, actor: .user, at: now, db) > 0
         }
     }
 }

@@ -32,6 +32,11 @@ extension SQLiteStore {
             // Logged only when this suspends: one entry reaches every session of the user.
             if suspended, !wasSuspended {
                 try Self.appendEnding(.suspended, .user(appID: appID, userID: userID), at: now, db)
+                try Self.recordSuspension(appID: appID, userID: userID, at: now, db)
+            } else if !suspended, wasSuspended {
+                try Self.recordEvent(
+                    .userUnsuspended, appID: appID, userID: userID, at: now,
+                    data: { SecurityEventData.userSuspension(endedSessionIDs: nil) }, db)
             }
             return (user, ended)
         }
@@ -59,7 +64,7 @@ extension SQLiteStore {
             try Self.endSessions(
                 SessionEndingSQL.endUsers,
                 [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.revoked.rawValue), .bytes([])],
-                kind: .revoked, at: now, db)
+                reason: .revoked, actor: .operator, at: now, db)
         }
         logger.info("revoked sessions", metadata: ["app_id": "\(appID.lowercased)", "count": "\(ended)"])
         return ended
@@ -77,6 +82,29 @@ extension SQLiteStore {
         }
         return ids.sorted { first, second in
             withUnsafeBytes(of: first.uuid) { first in withUnsafeBytes(of: second.uuid) { first.lexicographicallyPrecedes($0) } }
+        }
+    }
+
+    /// `user.suspended` naming the sessions the suspension ended, then a `session.ended` for each,
+    /// when anyone listens to either.
+    private static func recordSuspension(appID: UUID, userID: String, at now: Int64, _ db: SQLiteRunner) throws {
+        let endedIDs = {
+            try db.rows(
+                UserSessionStatements.endedAt,
+                [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.userSuspended.rawValue)]
+            ).map { try $0.uuid("session_id") }
+        }
+        let subscribed = try db.rows(
+            "SELECT 1 FROM webhook_endpoints WHERE app_id = ? AND paused_at IS NULL LIMIT 1", [.uuid(appID)])
+        guard !subscribed.isEmpty else { return }
+        let ids = try endedIDs()
+        try recordEvent(
+            .userSuspended, appID: appID, userID: userID, at: now,
+            data: { SecurityEventData.userSuspension(endedSessionIDs: ids) }, db)
+        for id in ids {
+            try recordEvent(
+                .sessionEnded, appID: appID, userID: userID, at: now,
+                data: { SecurityEventData.sessionEnded(sessionID: id, kind: .suspended, actor: .operator) }, db)
         }
     }
 

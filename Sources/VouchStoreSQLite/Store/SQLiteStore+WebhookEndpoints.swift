@@ -1,14 +1,15 @@
 import Foundation
 import VouchStore
 
-// No cache holds webhook endpoints: their writes invalidate nothing.
+// Every write here drops the writer's kept subscriptions (`WriterSubscriptions`) first.
 extension SQLiteStore {
     /// The app's foreign key makes an unknown app `.notFound`; the primary key makes an id in use
     /// `.alreadyExists` (`StoreError.from(sqlite:)`). Counted and inserted in one statement on the
     /// one writer, so the limit holds however many create at once.
     public func createWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int) async throws {
-        let inserted = try await exclusive("createWebhookEndpoint", invalidating: .none) { db in
-            try db.changes(
+        let inserted = try await exclusive("createWebhookEndpoint", invalidating: .none) { [writerSubscriptions] db in
+            writerSubscriptions.forgetAll()
+            return try db.changes(
                 """
                 INSERT INTO webhook_endpoints (id, app_id, url, events, secret, created_at, updated_at, paused_at, pause_reason)
                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
@@ -34,7 +35,8 @@ extension SQLiteStore {
     /// One statement; another app's endpoint matches no row, so it is `.notFound` as an unknown
     /// one is.
     public func updateWebhookEndpoint(id: UUID, appID: UUID, change: WebhookEndpointChange, now: Int64) async throws -> WebhookEndpointRecord {
-        try await exclusive("updateWebhookEndpoint", invalidating: .none) { db in
+        try await exclusive("updateWebhookEndpoint", invalidating: .none) { [writerSubscriptions] db in
+            writerSubscriptions.forgetAll()
             let rows = try db.rows(
                 """
                 UPDATE webhook_endpoints SET url = COALESCE(?1, url), events = COALESCE(?2, events),
@@ -53,7 +55,8 @@ extension SQLiteStore {
 
     /// The first pause's time and reason are kept.
     public func pauseWebhookEndpoint(id: UUID, appID: UUID, reason: String, now: Int64) async throws -> WebhookEndpointRecord {
-        try await exclusive("pauseWebhookEndpoint", invalidating: .none) { db in
+        try await exclusive("pauseWebhookEndpoint", invalidating: .none) { [writerSubscriptions] db in
+            writerSubscriptions.forgetAll()
             let rows = try db.rows(
                 """
                 UPDATE webhook_endpoints SET pause_reason = CASE WHEN paused_at IS NULL THEN ?1 ELSE pause_reason END,
@@ -67,8 +70,9 @@ extension SQLiteStore {
     }
 
     public func deleteWebhookEndpoint(id: UUID, appID: UUID) async throws {
-        let deleted = try await exclusive("deleteWebhookEndpoint", invalidating: .none) { db in
-            try db.changes("DELETE FROM webhook_endpoints WHERE id = ? AND app_id = ?", [.uuid(id), .uuid(appID)])
+        let deleted = try await exclusive("deleteWebhookEndpoint", invalidating: .none) { [writerSubscriptions] db in
+            writerSubscriptions.forgetAll()
+            return try db.changes("DELETE FROM webhook_endpoints WHERE id = ? AND app_id = ?", [.uuid(id), .uuid(appID)])
         }
         guard deleted > 0 else { throw StoreError.notFound }
     }

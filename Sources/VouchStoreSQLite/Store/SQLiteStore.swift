@@ -39,6 +39,8 @@ public final class SQLiteStore: Store {
     let writerUsers: WriterUserCache
     /// The catalogue's cutoff generations as the writer last saw them, under the same rule.
     let writerGenerations: WriterCutoffGenerations
+    /// The apps' subscribed event kinds as the writer sees them (`WriterSubscriptions`).
+    let writerSubscriptions: WriterSubscriptions
     /// Keeps other processes' stores off the file (nil for an in-memory database).
     private let fileLock: SQLiteFileLock?
 
@@ -46,7 +48,8 @@ public final class SQLiteStore: Store {
         worker: SQLiteWorker, readers: SQLiteReaders, inlineReaders: SQLiteInlineReaders?,
         checkpointer: SQLiteCheckpointer?, readConnection: SQLiteReadConnection,
         sessionCache: SessionCache, catalogueCache: CatalogueCache, writerUsers: WriterUserCache,
-        writerGenerations: WriterCutoffGenerations, fileLock: SQLiteFileLock?, logger: Logger
+        writerGenerations: WriterCutoffGenerations, writerSubscriptions: WriterSubscriptions, fileLock: SQLiteFileLock?,
+        logger: Logger
     ) {
         self.worker = worker
         self.readers = readers
@@ -57,6 +60,7 @@ public final class SQLiteStore: Store {
         self.catalogueCache = catalogueCache
         self.writerUsers = writerUsers
         self.writerGenerations = writerGenerations
+        self.writerSubscriptions = writerSubscriptions
         self.fileLock = fileLock
         self.logger = logger
     }
@@ -111,6 +115,7 @@ public final class SQLiteStore: Store {
         if let checkpointer { afterCommit = { operations, db in checkpointer.committed(operations: operations, on: db) } }
         let writerUsers = WriterUserCache(capacity: sessionCacheCapacity == 0 ? 0 : WriterUserCache.defaultCapacity)
         let writerGenerations = WriterCutoffGenerations()
+        let writerSubscriptions = WriterSubscriptions()
         let worker: SQLiteWorker
         do {
             worker = SQLiteWorker(
@@ -119,6 +124,7 @@ public final class SQLiteStore: Store {
                 afterRollback: {
                     writerUsers.forgetAll()
                     writerGenerations.forgetAll()
+                    writerSubscriptions.forgetAll()
                 })
         } catch {
             fileLock?.release()
@@ -148,7 +154,8 @@ public final class SQLiteStore: Store {
                 worker: worker, readers: readers, inlineReaders: inlineReaders, checkpointer: checkpointer,
                 readConnection: readConnection, sessionCache: SessionCache(capacity: sessionCacheCapacity),
                 catalogueCache: CatalogueCache(capacity: sessionCacheCapacity == 0 ? 0 : CatalogueCache.defaultCapacity),
-                writerUsers: writerUsers, writerGenerations: writerGenerations, fileLock: fileLock, logger: logger)
+                writerUsers: writerUsers, writerGenerations: writerGenerations, writerSubscriptions: writerSubscriptions,
+                fileLock: fileLock, logger: logger)
         } catch {
             _ = await worker.close()
             fileLock?.release()

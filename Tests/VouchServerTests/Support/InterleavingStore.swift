@@ -62,6 +62,20 @@ struct InterleavingStore: Store {
         try await base.pauseWebhookEndpoint(id: id, appID: appID, reason: reason, now: now)
     }
     func deleteWebhookEndpoint(id: UUID, appID: UUID) async throws { try await base.deleteWebhookEndpoint(id: id, appID: appID) }
+    func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)] {
+        try await base.securityEvents(appID: appID, after: position, limit: limit)
+    }
+    func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {
+        try await base.claimWebhookDeliveries(now: now, lease: lease, limit: limit)
+    }
+    func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws { try await base.finishWebhookAttempt(attempt) }
+    func webhookDeliveries(endpointID: UUID, appID: UUID, limit: Int) async throws -> [WebhookDelivery] {
+        try await base.webhookDeliveries(endpointID: endpointID, appID: appID, limit: limit)
+    }
+    func replayWebhookDelivery(endpointID: UUID, appID: UUID, eventID: UUID, now: Int64) async throws -> WebhookDelivery {
+        try await base.replayWebhookDelivery(endpointID: endpointID, appID: appID, eventID: eventID, now: now)
+    }
+    func purgeSecurityEvents(before: Int64) async throws -> Int { try await base.purgeSecurityEvents(before: before) }
     func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
         try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt)
     }

@@ -1,0 +1,97 @@
+import Foundation
+import VouchProtocol
+import VouchStore
+
+extension SQLiteStore {
+    /// The unpaused endpoints of app `?1` that subscribe to kind `?2` (`WordListColumn`).
+    static let subscribedEndpoints = """
+        SELECT id FROM webhook_endpoints
+        WHERE app_id = ?1 AND paused_at IS NULL AND instr(' ' || events || ' ', ' ' || ?2 || ' ') > 0
+        """
+
+    /// Writes the event, and one pending delivery per unpaused endpoint of the app that subscribes
+    /// to its kind, in the caller's transaction; writes nothing when there is none. A user's event
+    /// takes the user's next `event_sequence`.
+    static func recordEvent(
+        _ kind: SecurityEventKind, appID: UUID, userID: String?, at: Int64, data: () -> String, _ db: SQLiteRunner
+    ) throws {
+        let endpoints = try db.rows(subscribedEndpoints, [.uuid(appID), .text(kind.rawValue)]).map { try $0.uuid("id") }
+        guard !endpoints.isEmpty else { return }
+        var sequence: Int64?
+        if let userID {
+            sequence = try db.rows(
+                "UPDATE users SET event_sequence = event_sequence + 1 WHERE app_id = ? AND user_id = ? RETURNING event_sequence",
+                [.uuid(appID), .text(userID)]
+            ).first?.int64("event_sequence")
+        }
+        let id = UUID()
+        let rows = try db.rows(
+            """
+            INSERT INTO security_events (id, app_id, user_id, user_sequence, kind, at, data)
+            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING position
+            """,
+            [
+                .uuid(id), .uuid(appID), .optionalText(userID), .optionalInt64(sequence), .text(kind.rawValue), .int64(at),
+                .text(data()),
+            ])
+        guard let position = try rows.first?.int64("position") else {
+            throw StoreError.unavailable("security event insert returned no position")
+        }
+        for endpoint in endpoints {
+            try db.execute(
+                """
+                INSERT INTO webhook_deliveries (endpoint_id, event_id, position, user_id, user_sequence, state, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, 'pending', ?)
+                """,
+                [
+                    .uuid(endpoint), .uuid(id), .int64(position), .optionalText(userID), .optionalInt64(sequence),
+                    .int64(at * 1_000),
+                ])
+        }
+    }
+
+    /// `recordEvent` for each app the provider is bound to (a key's or a provider's event).
+    static func recordEvent(
+        _ kind: SecurityEventKind, providerID: UUID, at: Int64, data: () -> String, _ db: SQLiteRunner
+    ) throws {
+        let apps = try db.rows("SELECT app_id FROM provider_apps WHERE provider_id = ?", [.uuid(providerID)])
+            .map { try $0.uuid("app_id") }
+        for appID in apps { try recordEvent(kind, appID: appID, userID: nil, at: at, data: data, db) }
+    }
+
+    /// Whether anyone listens to `kind` in the app, from the writer's kept subscriptions.
+    static func subscribes(
+        _ kind: SecurityEventKind, appID: UUID, _ writerSubscriptions: WriterSubscriptions, _ db: SQLiteRunner
+    ) throws -> Bool {
+        try writerSubscriptions.kinds(of: appID) {
+            var kinds = Set<String>()
+            for row in try db.rows(
+                "SELECT events FROM webhook_endpoints WHERE app_id = ? AND paused_at IS NULL", [.uuid(appID)])
+            {
+                kinds.formUnion(WordListColumn.words(try row.text("events")))
+            }
+            return kinds
+        }.contains(kind.rawValue)
+    }
+
+    public func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)] {
+        try await read("securityEvents") { db in
+            try db.rows(
+                "SELECT * FROM security_events WHERE app_id = ? AND position > ? ORDER BY position LIMIT ?",
+                [.uuid(appID), .int64(position), .int64(Int64(max(0, limit)))]
+            ).map { (try $0.int64("position"), try SecurityEventRecord(row: $0)) }
+        }
+    }
+
+    @discardableResult
+    public func purgeSecurityEvents(before: Int64) async throws -> Int {
+        try await exclusive("purgeSecurityEvents", invalidating: .none) { db in
+            try db.changes(
+                """
+                DELETE FROM security_events
+                WHERE at < ?1 AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = security_events.id AND d.state = 'pending')
+                """, [.int64(before)])
+        }
+    }
+}
