@@ -39,6 +39,8 @@ struct HousekeepingService: Service, CustomStringConvertible {
             if purged > 0 { logger.info("purged old audit entries", metadata: ["entries": "\(purged)"]) }
             let endings = try await store.purgeSessionEndings(before: now - Self.sessionEndingRetentionSeconds)
             if endings > 0 { logger.debug("purged old session endings", metadata: ["entries": "\(endings)"]) }
+            let events = try await store.purgeSecurityEvents(before: now - Self.securityEventRetentionSeconds)
+            if events > 0 { logger.debug("purged old security events", metadata: ["events": "\(events)"]) }
         } catch {
             logger.warning("purge failed; will retry", metadata: ["error_type": "\(type(of: error))"])
         }
@@ -47,6 +49,10 @@ struct HousekeepingService: Service, CustomStringConvertible {
     /// How long the log of session endings keeps an entry: an instance whose listener was away
     /// longer re-judges every socket instead of catching up.
     static let sessionEndingRetentionSeconds: Int64 = 86_400
+
+    /// How long a security event is kept once no endpoint is owed it (PROTOCOL §8.17): a week, for
+    /// the dashboard's list of deliveries and a replay.
+    static let securityEventRetentionSeconds: Int64 = 7 * 86_400
 
     /// Sets the live-sessions gauge; on failure the gauge keeps its last value (the store error
     /// is counted by `InstrumentedStore`).

@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable {
     /// Lets URLs an app registers (webhooks) reach loopback addresses, over plain http too: for
     /// tests and local development (`OutboundPolicy`). Private and link-local stay refused.
     public var allowsLoopbackOutbound = false
+    /// How webhook deliveries are retried and how many run at once.
+    public var webhookDeliveries = WebhookDeliverySettings()
 
     static let portRange = 0...65_535
     /// 0 turns rate limiting off.
@@ -71,6 +73,7 @@ public struct ServerConfiguration: Sendable {
                 field: "publicURL", accepted: "an http or https URL with a host, without a trailing slash, query or fragment")
         }
         try signingKeys.validate(leewaySeconds: leewaySeconds)
+        try webhookDeliveries.validate()
         for address in trustedProxies where ClientAddress.canonical(address) != address {
             throw ConfigurationError(field: "trustedProxies", accepted: "IP addresses in canonical form (\(address) is not)")
         }
@@ -123,7 +126,8 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
             + "expiredSessionGraceSeconds: \(expiredSessionGraceSeconds), connectionLimits: \(connectionLimits), "
             + "secureCookies: \(secureCookies), auditRetentionDays: \(auditRetentionDays), "
             + "auditFlushIntervalSeconds: \(auditFlushIntervalSeconds), publicURL: \(publicURL ?? "none"), "
-            + "signingKeys: \(signingKeys), allowsLoopbackOutbound: \(allowsLoopbackOutbound))"
+            + "signingKeys: \(signingKeys), allowsLoopbackOutbound: \(allowsLoopbackOutbound), "
+            + "webhookDeliveries: \(webhookDeliveries))"
     }
 
     public var debugDescription: String { description }
@@ -138,6 +142,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "secureCookies": secureCookies, "auditRetentionDays": auditRetentionDays,
                 "auditFlushIntervalSeconds": auditFlushIntervalSeconds, "publicURL": publicURL as Any,
                 "signingKeys": signingKeys, "allowsLoopbackOutbound": allowsLoopbackOutbound,
+                "webhookDeliveries": webhookDeliveries,
             ])
     }
 }

@@ -59,6 +59,10 @@ public enum VouchServer {
             LiveEndingsFollower(
                 store: store, feed: backend as? any SessionEndingFeed, hub: parts.gate.hub, signal: endings, logger: logger,
                 eventStreams: parts.eventStreams, feedConnected: liveFeedConnected))
+        app.addServices(
+            WebhookDeliveryService(
+                store: store, outbound: parts.outbound, client: OutboundHTTPClient(),
+                settings: configuration.webhookDeliveries, logger: logger, metrics: metrics))
         app.addServices(SigningKeyRotationService(ring: parts.ring, sleep: { try await Task.sleep(for: $0) }, logger: logger))
         app.addServices(
             AuditFlushService(
@@ -133,7 +137,7 @@ public enum VouchServer {
         )
         .register(on: router)
         table.load(from: router)
-        return RouterParts(router: router, gate: gate, ring: ring, eventStreams: eventStreams)
+        return RouterParts(router: router, gate: gate, ring: ring, eventStreams: eventStreams, outbound: outbound)
     }
 
     /// What `makeApplication` builds its services from besides the router.
@@ -142,6 +146,7 @@ public enum VouchServer {
         let gate: LiveGate
         let ring: SigningKeyRing
         let eventStreams: SessionEventStreams
+        let outbound: OutboundPolicy
     }
 
     /// The most streams of `GET /events/sessions` one instance serves at once.

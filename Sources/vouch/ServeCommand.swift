@@ -104,6 +104,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var allowLoopbackOutbound = false
 
+    @Option(
+        name: .long,
+        help:
+            "Seconds before a failed webhook delivery is first tried again (each later wait is four times longer, up to an hour, for 24 hours)."
+    )
+    var webhookFirstRetrySeconds = 5.0
+
     @Option(name: .long, help: "Days each of Vouch's own signing keys signs access tokens before its successor takes over.")
     var signingKeyRotationDays: Int64 = 30
 
@@ -130,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
         "groupGathering.maximumWait": "--group-commit-wait", "sessionCacheCapacity": "--session-cache",
         "poolSize": "--database-pool-size", "timeout": "--database-timeout", "publicURL": "--public-url",
         "signingKeys.rotationIntervalSeconds": "--signing-key-rotation-days",
+        "webhookDeliveries": "--webhook-first-retry-seconds",
     ]
 
     private func named(_ check: () throws(ConfigurationError) -> Void) throws {
@@ -150,6 +158,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
         configuration.publicURL = publicURL
         configuration.allowsLoopbackOutbound = allowLoopbackOutbound
+        if webhookFirstRetrySeconds.isFinite, abs(webhookFirstRetrySeconds) < 1e9 {
+            configuration.webhookDeliveries.firstRetryDelay = .milliseconds(Int64(webhookFirstRetrySeconds * 1_000))
+        } else {
+            configuration.webhookDeliveries.firstRetryDelay = .zero
+        }
         let (seconds, overflow) = signingKeyRotationDays.multipliedReportingOverflow(by: 86_400)
         configuration.signingKeys.rotationIntervalSeconds = overflow ? .max : seconds
         return configuration

@@ -58,14 +58,7 @@ struct OutboundHTTPClientTests {
         }
         router.post("/huge") { request, _ -> Response in
             try await record(request, "/huge")
-            // A gigabyte, written until the sender hangs up.
-            return Response(
-                status: .ok,
-                body: ResponseBody { writer in
-                    let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
-                    for _ in 0..<(16 * 1024) { try await writer.write(chunk) }
-                    try await writer.finish(nil)
-                })
+            return WebhookReceiver.gigabyteAnswer()
         }
         var logger = Logger(label: "outbound-receiver")
         logger.logLevel = .critical

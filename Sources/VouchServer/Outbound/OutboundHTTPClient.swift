@@ -94,7 +94,13 @@ struct OutboundHTTPClient: Sendable {
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         let outcome: Outcome
         do {
-            outcome = try await promise.futureResult.get()
+            // A shutdown does not wait out a receiver that never answers.
+            outcome = try await withTaskCancellationHandler {
+                try await promise.futureResult.get()
+            } onCancel: {
+                promise.fail(OutboundFailure.cancelled)
+                channel.close(promise: nil)
+            }
         } catch let failure as OutboundFailure {
             outcome = .failed(failure)
         } catch {
@@ -115,6 +121,8 @@ enum OutboundFailure: Error, Sendable, Equatable {
     case tls(String)
     /// The connection closed before a whole answer's head arrived.
     case noAnswer
+    /// The attempt was given up because the server is shutting down.
+    case cancelled
 
     var explanation: String {
         switch self {
@@ -123,6 +131,7 @@ enum OutboundFailure: Error, Sendable, Equatable {
         case .connectionFailed(let detail): "the connection failed (\(detail))"
         case .tls(let detail): "TLS failed (\(detail))"
         case .noAnswer: "the connection closed without an answer"
+        case .cancelled: "the attempt was stopped by a shutdown"
         }
     }
 }

@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import VouchStore
+
+/// Sends the deliveries the outbox owes (PROTOCOL §8.17): claims what is due, at most
+/// `concurrentAttempts` at once, posts each signed event to its endpoint under the outbound rules
+/// (resolved and checked again at every attempt), and records the outcome: delivered, due again
+/// after a backoff with jitter, or given up after the retry window with the endpoint paused.
+///
+/// Nothing is lost to a crash: a delivery is recorded only after its attempt, and one whose
+/// worker died is claimed again once its lease runs out (at least once; the event's id makes a
+/// repeat harmless). Several instances share the work through the store's claims.
+struct WebhookDeliveryService: Service, CustomStringConvertible {
+    let store: any Store
+    let outbound: OutboundPolicy
+    let client: OutboundHTTPClient
+    let settings: WebhookDeliverySettings
+    let logger: Logger
+    var metrics: ServerMetrics?
+    /// Unix milliseconds: the deliveries' times.
+    var milliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }
+    /// In 0..<1: the part of a retry delay taken off (`WebhookRetrySchedule`).
+    var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
+
+    var description: String { "WebhookDeliveryService(\(settings))" }
+
+    static let eventIDHeader = "Vouch-Event-Id"
+    static let eventTypeHeader = "Vouch-Event-Type"
+
+    func run() async throws {
+        let wake = DeliveryWake()
+        try? await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                while !Task.isCancelled {
+                    let free = settings.concurrentAttempts - wake.attemptsUnderWay
+                    var claimed: [ClaimedWebhookDelivery] = []
+                    if free > 0 {
+                        do {
+                            claimed = try await store.claimWebhookDeliveries(
+                                now: milliseconds(), lease: WebhookDeliverySettings.lease.milliseconds, limit: free)
+                        } catch {
+                            logger.warning("claiming webhook deliveries failed; will retry", metadata: ["error_type": "\(type(of: error))"])
+                        }
+                    }
+                    for delivery in claimed {
+                        wake.attemptStarted()
+                        group.addTask {
+                            await attempt(delivery)
+                            wake.attemptFinished()
+                        }
+                    }
+                    // A full claim may have left more due: claim again at once, or as soon as a
+                    // slot frees.
+                    if claimed.isEmpty || claimed.count < free { await wake.wait(timeout: settings.pollInterval) }
+                }
+            }
+        }
+    }
+
+    /// One attempt of one delivery, recorded. A failure to record it leaves the lease to run out,
+    /// after which the delivery is attempted again.
+    func attempt(_ claimed: ClaimedWebhookDelivery) async {
+        let delivery = claimed.delivery
+        let event = delivery.event
+        let (delivered, outcome) = await send(claimed)
+        let now = milliseconds()
+        let verdict: WebhookAttempt.Verdict
+        if delivered {
+            verdict = .delivered
+        } else {
+            let schedule = WebhookRetrySchedule(settings: settings)
+            switch schedule.verdict(afterFailures: delivery.attempts + 1, now: now, eventAt: event.at * 1_000, jitter: jitter()) {
+            case .retry(let at): verdict = .retry(at: at)
+            case .giveUp:
+                verdict = .giveUp(
+                    pauseReason: "deliveries failed for \(Self.text(settings.retryWindow)); the last attempt: \(outcome)")
+            }
+        }
+        metrics?.webhookAttempted(verdict)
+        logger.log(
+            level: delivered ? .debug : .info, delivered ? "webhook delivered" : "webhook delivery failed",
+            metadata: [
+                "endpoint_id": "\(delivery.endpointID.uuidString.lowercased())",
+                "event_id": "\(event.id.uuidString.lowercased())", "event_type": "\(event.kind.rawValue)",
+                "attempt": "\(delivery.attempts + 1)", "outcome": "\(outcome)",
+            ])
+        do {
+            try await store.finishWebhookAttempt(
+                WebhookAttempt(endpointID: delivery.endpointID, eventID: event.id, verdict: verdict, outcome: outcome, at: now))
+        } catch {
+            logger.warning("recording a webhook attempt failed; it will be attempted again", metadata: ["error_type": "\(type(of: error))"])
+        }
+    }
+
+    /// Posts the event: whether the endpoint answered 2xx, and the outcome in one line.
+    private func send(_ claimed: ClaimedWebhookDelivery) async -> (delivered: Bool, outcome: String) {
+        let event = claimed.delivery.event
+        let destination: OutboundDestination
+        do {
+            destination = try await outbound.destination(claimed.url)
+        } catch {
+            return (false, "refused: \(error.explanation)")
+        }
+        let body = SecurityEventBody.json(event)
+        let signature = WebhookSignature.header(body: body, secret: claimed.secret, timestamp: milliseconds() / 1_000)
+        let headers = [
+            (Self.eventIDHeader, event.id.uuidString.lowercased()), (Self.eventTypeHeader, event.kind.rawValue),
+            (WebhookSignature.headerName, signature),
+        ]
+        switch await client.post(body, to: destination, headers: headers) {
+        case .answered(let status, _): return ((200..<300).contains(status), "HTTP \(status)")
+        case .failed(let failure): return (false, failure.explanation)
+        }
+    }
+
+    /// "24 h", "90 s", "250 ms": a duration as an owner reads it.
+    static func text(_ duration: Duration) -> String {
+        let milliseconds = duration.milliseconds
+        if milliseconds % 3_600_000 == 0 { return "\(milliseconds / 3_600_000) h" }
+        if milliseconds % 1_000 == 0 { return "\(milliseconds / 1_000) s" }
+        return "\(milliseconds) ms"
+    }
+}
