@@ -62,3 +62,58 @@ public struct WebhookEndpointResponse: Codable, Sendable, Equatable {
         case pauseReason = "pause_reason"
     }
 }
+
+/// One event owed to one endpoint, as its owner sees it: what was sent, how often, and how it went.
+public struct WebhookDeliveryResponse: Codable, Sendable, Equatable {
+    public var eventID: String
+    public var eventType: String
+    public var userID: String?
+    public var sequence: Int64?
+    /// When the event happened.
+    public var eventTime: String
+    /// `pending`, `delivered` or `failed` (given up after the retry window; a replay makes it pending).
+    public var state: String
+    public var attempts: Int
+    /// A pending delivery's next attempt.
+    public var nextAttemptAt: String?
+    public var lastAttemptAt: String?
+    /// The last attempt's outcome in one line: `HTTP 500`, `no answer in time`.
+    public var lastOutcome: String?
+    public var deliveredAt: String?
+
+    public init(
+        eventID: String, eventType: String, userID: String?, sequence: Int64?, eventTime: String, state: String,
+        attempts: Int, nextAttemptAt: String?, lastAttemptAt: String?, lastOutcome: String?, deliveredAt: String?
+    ) {
+        self.eventID = eventID
+        self.eventType = eventType
+        self.userID = userID
+        self.sequence = sequence
+        self.eventTime = eventTime
+        self.state = state
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastAttemptAt = lastAttemptAt
+        self.lastOutcome = lastOutcome
+        self.deliveredAt = deliveredAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, attempts, sequence
+        case eventID = "event_id"
+        case eventType = "event_type"
+        case userID = "user_id"
+        case eventTime = "event_time"
+        case nextAttemptAt = "next_attempt_at"
+        case lastAttemptAt = "last_attempt_at"
+        case lastOutcome = "last_outcome"
+        case deliveredAt = "delivered_at"
+    }
+}
+
+/// `GET /admin/apps/<app>/webhooks/<id>/deliveries`'s answer: the newest first.
+public struct WebhookDeliveryList: Codable, Sendable, Equatable {
+    public var deliveries: [WebhookDeliveryResponse]
+
+    public init(deliveries: [WebhookDeliveryResponse]) { self.deliveries = deliveries }
+}

@@ -10,10 +10,13 @@ struct WebhooksCLITests {
     @Test(
         "--help names what each command takes",
         arguments: [
-            (["webhooks"], ["create", "list", "update", "delete", "Vouch-Signature", "session.ended"]),
+            (["webhooks"], ["create", "list", "update", "delete", "deliveries", "replay", "Vouch-Signature", "session.ended"]),
             (["webhooks", "create"], ["--app <app>", "--url <url>", "--events <events>"]),
             (["webhooks", "update"], ["<id>", "--url <url>", "--events <events>", "--pause", "--resume"]),
-            (["webhooks", "delete"], ["--app <app>", "<id>"]), (["serve"], ["--allow-loopback-outbound"]),
+            (["webhooks", "delete"], ["--app <app>", "<id>"]),
+            (["webhooks", "deliveries"], ["--app <app>", "<id>", "--limit <limit>"]),
+            (["webhooks", "replay"], ["--app <app>", "<id>", "<event>"]),
+            (["serve"], ["--allow-loopback-outbound", "--webhook-first-retry-seconds"]),
         ])
     func help(command: [String], mentions: [String]) async throws {
         let result = try await CLI.vouch(command + ["--help"])
@@ -62,6 +65,38 @@ struct WebhooksCLITests {
             let again = try await server.admin(["webhooks", "delete", "--app", app, id])
             #expect(!again.succeeded, "\(again)")
             #expect((try await server.admin(["webhooks", "list", "--app", app])).stdout.contains("no webhook endpoints"))
+        }
+    }
+
+    @Test("deliveries lists the events owed to an endpoint; replay sends one again; bad ids are clear")
+    func deliveries() async throws {
+        try await SpawnedServer.run { server in
+            let made = try await server.admin(["apps", "create", "--name", "Chat", "--json"])
+            let app = try #require(try CLI.jsonObject(made.stdout)["id"] as? String, "\(made)")
+            let created = try await server.admin(
+                ["webhooks", "create", "--app", app, "--url", Self.url, "--events", "user.suspended", "--json"])
+            let id = try #require(try CLI.jsonObject(created.stdout)["id"] as? String, "\(created)")
+            let empty = try await server.admin(["webhooks", "deliveries", "--app", app, id])
+            #expect(empty.succeeded && empty.stdout.contains("no deliveries"), "\(empty)")
+
+            #expect(try await server.admin(["users", "suspend", app, "mallory"]).succeeded)
+            let listed = try await server.admin(["webhooks", "deliveries", "--app", app, id])
+            #expect(listed.succeeded, "\(listed)")
+            for text in ["EVENT", "user.suspended", "mallory #1", "pending"] {
+                #expect(listed.stdout.contains(text), "\(text): \(listed)")
+            }
+            let json = try await server.admin(["webhooks", "deliveries", "--app", app, id, "--json"])
+            let rows = try #require(try CLI.jsonObject(json.stdout)["deliveries"] as? [[String: Any]], "\(json)")
+            let event = try #require(rows.first?["event_id"] as? String)
+
+            let replayed = try await server.admin(["webhooks", "replay", "--app", app, id, event])
+            #expect(replayed.succeeded && replayed.stdout.contains(event) && replayed.stdout.contains("pending"), "\(replayed)")
+            let unknown = try await server.admin(["webhooks", "replay", "--app", app, id, UUID().uuidString])
+            #expect(!unknown.succeeded && unknown.stderr.contains("not found"), "\(unknown)")
+            let badEvent = try await server.admin(["webhooks", "replay", "--app", app, id, "nope"])
+            #expect(!badEvent.succeeded && badEvent.stderr.contains("not an event id"), "\(badEvent)")
+            let badLimit = try await server.admin(["webhooks", "deliveries", "--app", app, id, "--limit", "0"])
+            #expect(!badLimit.succeeded && badLimit.stderr.contains("--limit must be 1…200"), "\(badLimit)")
         }
     }
 }

@@ -89,4 +89,42 @@ struct DashboardWebhookTests {
             #expect(try await browser.post("\(path)/\(id)/delete", [("csrf", csrf)]).status == 404)
         }
     }
+
+    @Test("an endpoint's deliveries page lists its events with their outcome; replay sends one again (CSRF token, audited)")
+    func deliveries() async throws {
+        try await signedIn { server, browser, csrf, app in
+            // Loopback is refused by this server's outbound rules: every attempt fails at once,
+            // with the refusal as its outcome.
+            let endpoint = WebhookEndpointRecord(
+                id: UUID(), appID: app.id, url: "https://127.0.0.1:9/hook", events: ["user.suspended"], secret: "whsec_test",
+                createdAt: server.clock.now)
+            try await server.store.createWebhookEndpoint(endpoint, limit: 20)
+            _ = try await server.store.setSuspended(appID: app.id, userID: "mallory", suspended: true, now: server.clock.now)
+            var attempted: [WebhookDelivery] = []
+            let tried = await ProcessWait.eventuallyAsync(timeout: .seconds(20)) {
+                attempted = (try? await server.store.webhookDeliveries(endpointID: endpoint.id, appID: app.id, limit: 5)) ?? []
+                return attempted.first?.attempts ?? 0 >= 1
+            }
+            try #require(tried, "the worker never attempted the delivery")
+            let event = try #require(attempted.first).event.id.lowercased
+
+            let path = "/dashboard/apps/\(app.id.lowercased)/webhooks/\(endpoint.id.lowercased)"
+            #expect(try await browser.get("/dashboard/apps/\(app.id.lowercased)/webhooks").text.contains(#"href="\#(path)""#))
+            let page = try await browser.get(path)
+            #expect(page.status == 200)
+            for text in ["user.suspended", "mallory #1", event, "refused:", "\(path)/deliveries/\(event)/replay"] {
+                #expect(page.text.contains(text), "\(text) missing from \(page.text)")
+            }
+            #expect(!page.text.contains("whsec_test"), "the secret is never on a page")
+
+            #expect(try await browser.post("\(path)/deliveries/\(event)/replay", []).status == 403)
+            #expect(try await browser.post("\(path)/deliveries/\(UUID().uuidString)/replay", [("csrf", csrf)]).status == 404)
+            let replayed = try await browser.post("\(path)/deliveries/\(event)/replay", [("csrf", csrf)])
+            #expect(replayed.status == 303, "\(replayed.text)")
+            #expect(try await browser.get(path).text.contains("will be sent again"))
+            let entries = try await server.store.auditEntries(AuditQuery(limit: 20)).map(\.entry)
+            #expect(entries.contains { $0.action == "webhook.replay" && $0.objectID == endpoint.id.lowercased })
+            #expect(try await browser.get("/dashboard/apps/\(app.id.lowercased)/webhooks/\(UUID().uuidString)").status == 404)
+        }
+    }
 }

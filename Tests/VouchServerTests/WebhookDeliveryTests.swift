@@ -77,6 +77,26 @@ struct WebhookDeliveryTests {
                 #expect(delivered?.lastOutcome == "HTTP 200")
                 try await Task.sleep(for: .milliseconds(300))
                 #expect(receiver.received("/flaky").count == 6, "nothing is sent once delivered")
+
+                // The owner sees it, and a replay sends the same event again.
+                let path = "/admin/apps/\(Fixture.bare(fixture.appID))/webhooks/\(hook.id)/deliveries"
+                let listed = try await server.request(.GET, path, admin: true)
+                let rows = try #require(listed.json["deliveries"] as? [[String: Any]])
+                #expect(rows.count == 1)
+                #expect(rows.first?["event_id"] as? String == id && rows.first?["state"] as? String == "delivered")
+                #expect(rows.first?["attempts"] as? Int == 6 && rows.first?["last_outcome"] as? String == "HTTP 200")
+                #expect(rows.first?["delivered_at"] is String && rows.first?["next_attempt_at"] == nil)
+                #expect(try await server.request(.GET, path + "?limit=0", admin: true).status == 422)
+                #expect(try await server.request(.POST, path + "/\(UUID().uuidString)/replay", admin: true).status == 404)
+                let replayed = try await server.request(.POST, path + "/\(id)/replay", admin: true)
+                #expect(replayed.status == 200 && replayed.json["state"] as? String == "pending", "\(replayed.text)")
+                try await Self.waitFor("the replay") { receiver.received("/flaky").count == 7 }
+                #expect(receiver.received("/flaky").last?.eventID == id)
+                try await Self.waitForAsync("the replay recorded") {
+                    (try? await server.request(.GET, path, admin: true).json["deliveries"] as? [[String: Any]])?.first?["attempts"] as? Int == 7
+                }
+                let audited = try await server.store.auditEntries(AuditQuery(limit: 50)).map(\.entry)
+                #expect(audited.contains { $0.action == "webhook.replay" && $0.objectID == hook.id })
             }
         }
     }

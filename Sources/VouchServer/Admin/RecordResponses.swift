@@ -31,6 +31,18 @@ extension WebhookEndpointRecord {
     }
 }
 
+extension WebhookDelivery {
+    var response: WebhookDeliveryResponse {
+        // Delivery times are kept in milliseconds; the wire's times are whole seconds.
+        let time = { (milliseconds: Int64) in Timestamp.rfc3339(milliseconds / 1_000) }
+        return WebhookDeliveryResponse(
+            eventID: event.id.lowercased, eventType: event.kind.rawValue, userID: event.userID, sequence: event.userSequence,
+            eventTime: Timestamp.rfc3339(event.at), state: state.rawValue, attempts: attempts,
+            nextAttemptAt: state == .pending ? time(nextAttemptAt) : nil, lastAttemptAt: lastAttemptAt.map(time),
+            lastOutcome: lastOutcome, deliveredAt: deliveredAt.map(time))
+    }
+}
+
 extension ProviderRecord {
     var response: ProviderResponse {
         ProviderResponse(id: LayerID.provider(id), name: name, appIDs: appIDs.map(LayerID.app))

@@ -46,6 +46,26 @@ extension AdminOperations {
         }
     }
 
+    func webhookDeliveries(endpointID: UUID, appID: UUID, limit: Int) async throws -> [WebhookDelivery] {
+        do {
+            return try await store.webhookDeliveries(endpointID: endpointID, appID: appID, limit: limit)
+        } catch StoreError.notFound {
+            throw APIError.notFound("Webhook endpoint")
+        }
+    }
+
+    /// Sends the event again, with its id, as soon as the worker claims it (after the user's
+    /// earlier pending events to the endpoint, and once the endpoint is not paused). Due by the
+    /// machine's clock, which the delivery worker reads.
+    func replayWebhookDelivery(endpointID: UUID, appID: UUID, eventID: UUID) async throws -> WebhookDelivery {
+        do {
+            return try await store.replayWebhookDelivery(
+                endpointID: endpointID, appID: appID, eventID: eventID, now: Int64(Date().timeIntervalSince1970 * 1_000))
+        } catch StoreError.notFound {
+            throw APIError.notFound("Delivery")
+        }
+    }
+
     func deleteWebhookEndpoint(id: UUID, appID: UUID) async throws {
         do {
             try await store.deleteWebhookEndpoint(id: id, appID: appID)

@@ -14,6 +14,14 @@ extension DashboardRoutes {
             try await webhooksPage(context, appID: try Self.uuid(context, "app", what: "App"))
         }
         routes.on("/dashboard/apps/:app/webhooks", method: .post) { request, context in try await createWebhook(request, context) }
+        routes.on("/dashboard/apps/:app/webhooks/:webhook", method: .get) { _, context in
+            try await deliveriesPage(
+                context, appID: try Self.uuid(context, "app", what: "App"),
+                endpointID: try Self.uuid(context, "webhook", what: "Webhook endpoint"))
+        }
+        routes.on("/dashboard/apps/:app/webhooks/:webhook/deliveries/:event/replay", method: .post) { _, context in
+            try await replay(context)
+        }
         for action in WebhookAction.allCases {
             routes.on("/dashboard/apps/:app/webhooks/:webhook/\(action.rawValue)", method: .post) { _, context in
                 try await change(action, context)
@@ -52,6 +60,51 @@ extension DashboardRoutes {
         }
         return renderer.page(
             "webhooks", title: "Webhooks", values: values, chrome: chrome, status: error?.status ?? (created == nil ? .ok : .created))
+    }
+
+    /// An endpoint's newest deliveries, each with its replay button.
+    func deliveriesPage(_ context: DashboardContext, appID: UUID, endpointID: UUID, error: DashboardError? = nil) async throws -> Response {
+        guard let app = try await store.app(id: appID),
+            let endpoint = try await store.webhookEndpoints(appID: appID).first(where: { $0.id == endpointID })
+        else { throw DashboardError(.notFound, "Webhook endpoint not found.") }
+        let chrome = try await chrome(context, "apps", error: error?.message)
+        let deliveries = try await operations.webhookDeliveries(endpointID: endpointID, appID: appID, limit: Self.deliveriesShown)
+        let rows: [[String: Any]] = deliveries.map { delivery in
+            let answer = delivery.response
+            let when =
+                switch delivery.state {
+                case .pending: answer.nextAttemptAt.map { "next \($0)" }
+                case .delivered: answer.deliveredAt
+                case .failed: answer.lastAttemptAt.map { "gave up \($0)" }
+                }
+            return [
+                "eventID": answer.eventID, "type": answer.eventType,
+                "user": answer.userID.map { user in answer.sequence.map { "\(user) #\($0)" } ?? user } ?? "–",
+                "time": answer.eventTime, "state": answer.state, "when": when ?? "", "attempts": answer.attempts,
+                "outcome": answer.lastOutcome ?? "–", "endpointID": endpointID.lowercased,
+            ]
+        }
+        let values: [String: Any] = [
+            "appName": app.name, "appUUID": app.id.lowercased, "url": endpoint.url, "events": endpoint.events.joined(separator: ", "),
+            "paused": endpoint.isPaused, "pausedAt": endpoint.pausedAt.map(Timestamp.rfc3339) ?? "",
+            "pauseReason": endpoint.pauseReason ?? "", "deliveries": rows, "shown": Self.deliveriesShown, "csrf": chrome.csrfToken,
+        ]
+        return renderer.page("webhookDeliveries", title: "Webhook deliveries", values: values, chrome: chrome, status: error?.status ?? .ok)
+    }
+
+    /// How many deliveries the page lists.
+    static let deliveriesShown = 50
+
+    private func replay(_ context: DashboardContext) async throws -> Response {
+        let appID = try Self.uuid(context, "app", what: "App")
+        let endpointID = try Self.uuid(context, "webhook", what: "Webhook endpoint")
+        return try await attempt(
+            {
+                let eventID = try Self.uuid(context, "event", what: "Delivery")
+                let delivery = try await operations.replayWebhookDelivery(endpointID: endpointID, appID: appID, eventID: eventID)
+                await notice("Event \(delivery.event.id.lowercased) will be sent again.", context)
+                return DashboardResponse.redirect(to: "/dashboard/apps/\(appID.lowercased)/webhooks/\(endpointID.lowercased)")
+            }, orShow: { try await deliveriesPage(context, appID: appID, endpointID: endpointID, error: $0) })
     }
 
     private func createWebhook(_ request: Request, _ context: DashboardContext) async throws -> Response {

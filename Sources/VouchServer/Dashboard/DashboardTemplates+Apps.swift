@@ -103,8 +103,8 @@ extension DashboardTemplates {
         <h1>Webhooks of {{appName}}</h1>
         <p>App id <code class="copy">{{appID}}</code> · <a href="/dashboard/apps">All apps</a></p>
         <p>Each delivery is a JSON POST signed with the endpoint's secret in <code>Vouch-Signature</code>;
-        docs/PROTOCOL.md §8.17 shows the receiver's check. Deliveries are not sent yet: this version
-        keeps the endpoints, and the outbox that sends to them is being built.</p>
+        docs/PROTOCOL.md §8.17 shows the receiver's check. A failed delivery is tried again for 24 hours,
+        then the endpoint is paused with the last failure as its reason.</p>
         {{#created}}
         <section class="card shown-once" id="created-webhook" aria-live="polite">
         <h2>New endpoint: copy its secret now</h2>
@@ -128,13 +128,33 @@ extension DashboardTemplates {
         {{#endpoints}}
         <tr><td><code>{{url}}</code></td><td>{{events}}</td>
         <td>{{#paused}}paused since {{pausedAt}}: {{pauseReason}}{{/paused}}{{^paused}}active{{/paused}}</td><td>{{createdAt}}</td>
-        <td><span class="row">{{#paused}}<form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{id}}/resume" class="inline">
+        <td><span class="row"><a href="/dashboard/apps/{{appUUID}}/webhooks/{{id}}">Deliveries</a>
+        {{#paused}}<form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{id}}/resume" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Resume</button></form>{{/paused}}{{^paused}}<form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{id}}/pause" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Pause</button></form>{{/paused}}
         <form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="danger">Delete</button></form></span></td></tr>
         {{/endpoints}}
         {{^endpoints}}<tr><td colspan="5">None yet.</td></tr>{{/endpoints}}
+        </tbody></table></div>
+        """
+
+    static let webhookDeliveries = """
+        <h1>Deliveries to <code>{{url}}</code></h1>
+        <p>App <a href="/dashboard/apps/{{appUUID}}/webhooks">{{appName}}'s webhooks</a> · events: {{events}}</p>
+        {{#paused}}<p class="notice error" role="alert">Paused since {{pausedAt}}: {{pauseReason}}.
+        Deliveries wait until it is resumed on the <a href="/dashboard/apps/{{appUUID}}/webhooks">webhooks page</a>.</p>{{/paused}}
+        <p>The newest {{shown}} events owed to this endpoint. A replay sends the same event, with the same id, again.</p>
+        <div class="table-wrap"><table class="deliveries">
+        <thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">User</th><th scope="col">Happened</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last outcome</th><th scope="col">Replay</th></tr></thead>
+        <tbody>
+        {{#deliveries}}
+        <tr class="{{state}}"><td><code>{{eventID}}</code></td><td>{{type}}</td><td>{{user}}</td><td>{{time}}</td>
+        <td>{{state}}{{#when}} ({{when}}){{/when}}</td><td>{{attempts}}</td><td>{{outcome}}</td>
+        <td><form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{endpointID}}/deliveries/{{eventID}}/replay" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Replay</button></form></td></tr>
+        {{/deliveries}}
+        {{^deliveries}}<tr><td colspan="8">No events owed to it yet (events are kept a week once delivered).</td></tr>{{/deliveries}}
         </tbody></table></div>
         """
 }

@@ -3,7 +3,8 @@
 enum DashboardTemplates {
     static let all: [(String, String)] = [
         ("layout", layout), ("error", error), ("sign-in", signIn),
-        ("apps", apps), ("secrets", secrets), ("webhooks", webhooks), ("providers", providers), ("provider", provider),
+        ("apps", apps), ("secrets", secrets), ("webhooks", webhooks), ("webhookDeliveries", webhookDeliveries), ("providers", providers),
+        ("provider", provider),
         ("users", users), ("validate", validate), ("audit", audit), ("cutoff", cutoff),
         ("last-cutoff", lastCutoff), ("cutoff-form", cutoffForm),
     ]

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import VouchProtocol
 
-/// `vouch webhooks create|list|update|delete`: where an app's backend receives security events
+/// `vouch webhooks create|list|update|delete|deliveries|replay`: where an app's backend receives security events
 /// (PROTOCOL §8.17). Only `create` prints the signing secret, once.
 struct WebhooksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +14,7 @@ struct WebhooksCommand: AsyncParsableCommand {
             addresses only (loopback with `vouch serve --allow-loopback-outbound`). Event kinds: \
             \(SecurityEventKind.allCases.map(\.rawValue).joined(separator: ", ")).
             """,
-        subcommands: [Create.self, List.self, Update.self, Delete.self]
+        subcommands: [Create.self, List.self, Update.self, Delete.self, Deliveries.self, Replay.self]
     )
 
     /// The collection's path for the app `text` names.

@@ -32,6 +32,17 @@ struct AdminWebhookRoutes {
             return JSONResponse.make(
                 try await operations.updateWebhookEndpoint(id: id, appID: app, request: body, policy: policy).response())
         }
+        routes.get("/apps/:app/webhooks/:webhook/deliveries") { request, context in
+            let (app, id) = try await target(context)
+            let limit = try Self.limit(request)
+            return JSONResponse.make(
+                WebhookDeliveryList(deliveries: try await operations.webhookDeliveries(endpointID: id, appID: app, limit: limit).map(\.response)))
+        }
+        routes.post("/apps/:app/webhooks/:webhook/deliveries/:event/replay") { _, context in
+            let (app, id) = try await target(context)
+            let event = try PathID.uuid(context, "event", what: "Delivery")
+            return JSONResponse.make(try await operations.replayWebhookDelivery(endpointID: id, appID: app, eventID: event).response)
+        }
         routes.delete("/apps/:app/webhooks/:webhook") { _, context in
             let (app, id) = try await target(context)
             try await operations.deleteWebhookEndpoint(id: id, appID: app)
@@ -47,6 +58,15 @@ struct AdminWebhookRoutes {
         guard let events = body.events else { throw APIError.missingProperty("events") }
         let (record, secret) = try await operations.createWebhookEndpoint(appID: app.id, url: url, events: events, policy: policy)
         return JSONResponse.make(record.response(secret: secret), status: .created)
+    }
+
+    /// `?limit=` of the deliveries: 1…200, 50 when absent.
+    static func limit(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return 50 }
+        guard let limit = Int(String(text)), (1...200).contains(limit) else {
+            throw APIError.invalidProperty("limit", "`limit` must be 1…200.")
+        }
+        return limit
     }
 
     private func target(_ context: AdminContext) async throws -> (app: UUID, endpoint: UUID) {
