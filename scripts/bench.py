@@ -38,6 +38,7 @@ across two instances on that throwaway PostgreSQL database (`vouch-benchmark liv
 import argparse
 import collections
 import contextlib
+import json
 import os
 import platform
 import resource
@@ -64,6 +65,7 @@ BARE = "bare app POST /nonces"
 BARE_AGAIN = "bare app POST /nonces, again"
 FLOOR_SIGN_IN = "bare RS256 sign-in floor"
 VOUCH_SIGN_IN = "vouch durable sign-in"
+VOUCH_SIGN_IN_SUBSCRIBED = "vouch sign-in, 1 webhook"
 
 
 def start_bare(bench, options, processes):
@@ -152,6 +154,15 @@ def settle_disk():
     before anything is measured, so that the kernel's writeback of them does not queue in front of
     the server's syncs during a measurement."""
     os.sync()
+
+
+def admin_call(base, token, method, path, body=None):
+    """One admin API call; its JSON answer ({} for none)."""
+    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        text = answer.read()
+    return json.loads(text) if text else {}
 
 
 def free_port():
@@ -660,7 +671,8 @@ def main():
             data = os.path.join(scratch, f"data-{index}")
             os.mkdir(data, 0o700)
             port = free_port()
-            command = [vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0", "--log-level", "error"]
+            command = [vouch, "serve", "--port", str(port), "--data-dir", data, "--rate-limit", "0", "--log-level", "error",
+                       "--allow-loopback-outbound"]
             command += arguments.serve_option
             if arguments.database:
                 command += ["--database", arguments.database, "--database-pool-size", "20"]
@@ -681,7 +693,10 @@ def main():
                             "--count", str(arguments.signins), "--out", prepared], check=True)
             print(f"(minted in {time.time() - started:.0f} s, before the clock)")
             with open(os.path.join(prepared, "signins.jsonl")) as handle:
-                chunk = handle.readlines()
+                tokens = handle.readlines()
+            # Half the tokens for the sign-in as it is, half for the sign-in with a subscriber.
+            chunk, subscribed_chunk = tokens[:len(tokens) // 2], tokens[len(tokens) // 2:]
+            app_id = json.loads(tokens[0])["app_id"].rsplit("/", 1)[-1]
             with open(os.path.join(prepared, "session.txt")) as handle:
                 session = handle.read().strip()
             # Each instance's wrk its own share of the round's tokens.
@@ -725,6 +740,21 @@ def main():
                                        [(b + "/introspect", {"FORM": f"token={token}"}) for b in bases], seconds,
                                        connections, with_database, script=os.path.join(HERE, "bench", "post_form.lua"),
                                        headers=[f"Authorization: Bearer {credential}"]))
+            # PROTOCOL §8.17: the same sign-in with one webhook subscribed to session.created (the
+            # bare app answers its deliveries): the event written with the session and its delivery,
+            # all in the server's CPU.
+            hook = admin_call(bases[0], admin, "POST", f"/admin/apps/{app_id}/webhooks",
+                              {"url": bare_base + "/nonces", "events": ["session.created"]})
+            subscribed_shares = []
+            for index in range(len(bases)):
+                path = os.path.join(prepared, f"signins-subscribed-{round_index}-{index}.jsonl")
+                with open(path, "w") as handle:
+                    handle.writelines(subscribed_chunk[index::len(bases)])
+                subscribed_shares.append(path)
+            results.append(measure(VOUCH_SIGN_IN_SUBSCRIBED, pids,
+                                   [(base + "/sessions", {"SIGNINS": path}) for base, path in zip(bases, subscribed_shares)],
+                                   seconds, connections, with_database, script=os.path.join(HERE, "bench", "signins.lua")))
+            admin_call(bases[0], admin, "DELETE", f"/admin/apps/{app_id}/webhooks/{hook['id']}")
             # The bare app once more at the round's end: every ratio is to the mean of the two, so
             # that the host's drift over the round weighs on the floor as on the routes between.
             results.append(measure(BARE_AGAIN, [bare.pid], [bare_base + "/nonces"], seconds, connections,

@@ -81,6 +81,18 @@ struct BenchmarkAPI: Sendable {
         _ = try await call(.GET, "/users/me", nil, headers: ["Authorization": "Bearer \(session)"], expect: 200)
     }
 
+    /// Registers a webhook endpoint of the app for `events` at `url`.
+    func subscribe(appID: String, url: String, events: [String]) async throws {
+        let body = try JSONSerialization.data(withJSONObject: ["url": url, "events": events])
+        let app = appID.split(separator: "/").last.map(String.init) ?? appID
+        _ = try await call(.POST, "/admin/apps/\(app)/webhooks", String(decoding: body, as: UTF8.self), admin: true, expect: 201)
+    }
+
+    /// `POST /sessions` with a prepared body; the new session's public id.
+    func signIn(body: String) async throws -> String {
+        try field(try await call(.POST, "/sessions", body, expect: 201), "session_id")
+    }
+
     private func call(
         _ method: HTTPMethod, _ path: String, _ body: String?, admin: Bool = false,
         headers: [String: String] = [:], expect: UInt

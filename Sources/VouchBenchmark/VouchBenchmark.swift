@@ -39,6 +39,11 @@ import Foundation
 ///                                           two instances on one PostgreSQL database: the time from a
 ///                                           revocation on one to the challenge on the other's socket,
 ///                                           then M endings while the listeners are terminated
+///     vouch-benchmark webhook-latency --server URL --admin-token TOKEN [--rate N] [--seconds S]
+///                                           sign-ins at N a second for S seconds with a receiver of
+///                                           their session.created events in this process: each
+///                                           event's time from its request to the receiver
+///                                           (`vouch serve --allow-loopback-outbound`)
 ///
 /// The HTTP load itself comes from wrk, in another process, so that client and server are measured
 /// the same way for Vouch and for the bare app.
@@ -105,6 +110,15 @@ struct VouchBenchmark {
                     sockets: try option("--sockets", in: arguments).flatMap(Int.init) ?? 10_000,
                     idleSeconds: try option("--idle-seconds", in: arguments).flatMap(Int.init) ?? 60
                 ).run()
+            case "webhook-latency":
+                guard let server = try option("--server", in: arguments), let admin = try option("--admin-token", in: arguments) else {
+                    throw BenchmarkError("webhook-latency needs --server URL --admin-token TOKEN [--rate N] [--seconds N]")
+                }
+                try await WebhookLatency(
+                    api: BenchmarkAPI(base: server, admin: admin),
+                    rate: try option("--rate", in: arguments).flatMap(Int.init) ?? 1_000,
+                    seconds: try option("--seconds", in: arguments).flatMap(Int.init) ?? 10
+                ).run()
             case "live-reach":
                 try await LiveReachCommand.run(
                     database: try option("--database", in: arguments),
@@ -112,7 +126,7 @@ struct VouchBenchmark {
                     whileAway: try option("--while-away", in: arguments).flatMap(Int.init) ?? 20)
             default:
                 throw BenchmarkError(
-                    "unknown command \(command); use tokens, bare, store, handler, prepare, cutoff-race, live-sockets or live-reach")
+                    "unknown command \(command); use tokens, bare, store, handler, prepare, cutoff-race, live-sockets, live-reach or webhook-latency")
             }
         } catch {
             FileHandle.standardError.write(Data("vouch-benchmark: \(error)\n".utf8))

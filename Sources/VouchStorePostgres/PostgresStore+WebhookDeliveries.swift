@@ -27,7 +27,7 @@ extension PostgresStore {
                           SELECT 1 FROM webhook_deliveries p
                           WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
                             AND p.user_sequence < d.user_sequence AND p.state = 'pending')
-                    ORDER BY d.next_attempt_at, d.position LIMIT \(Int64(max(0, limit)))
+                    ORDER BY d.next_attempt_at LIMIT \(Int64(max(0, limit)))
                     FOR UPDATE OF d SKIP LOCKED
                 ),
                 claimed AS (
@@ -37,7 +37,7 @@ extension PostgresStore {
                 )
                 SELECT \(unescaped: Self.deliveryColumns), w.url, w.secret
                 FROM claimed d JOIN security_events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                ORDER BY d.next_attempt_at, d.position
+                ORDER BY d.next_attempt_at
                 """
             ).map { row in
                 let record = PostgresRecordRow(row)

@@ -12,7 +12,7 @@ downloaded private key opens a session on a described device, sees the device on
 cuts the key off with a reason after the confirmation page counts its session, sees the session
 gone, signs one of two later devices out, validates a good and a bad token, suspends a user,
 creates a registration secret, makes a webhook endpoint (a loopback URL refused inline, the secret
-shown once) and pauses it, finds that no page logs a console error (no /favicon.ico 404), is
+shown once), lists the event a suspension owes it and replays it, pauses it, finds that no page logs a console error (no /favicon.ico 404), is
 refused a post without the CSRF token, and signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
 
 Exits 0 when every step passed, 1 naming the failed step otherwise. Without Chromium,
@@ -431,6 +431,21 @@ class Steps:
         self.shot("webhook-created")
         self.open(webhooks)
         self.expect(secret not in self.driver.page_source, "the secret is not shown again")
+
+        self.step("webhook deliveries: a suspension's event is owed to the endpoint, listed with its state, and replayed")
+        self.open("/dashboard/users")
+        self.submit("form[action='/dashboard/users']", {"app": "Browser App", "user": "mallory"})
+        self.wait(lambda: self.find("#user-status").text == "active", "mallory's page")
+        self.submit("form[action='/dashboard/users/suspension']")
+        self.wait(lambda: self.find("#user-status").text == "suspended", "mallory suspended")
+        self.open(webhooks)
+        self.find("table.webhooks a[href*='/webhooks/']").click()
+        self.wait(lambda: "mallory #1" in self.find("table.deliveries").text, "the suspension's event, owed to the endpoint")
+        self.expect("user.suspended" in self.find("table.deliveries").text, "the event's type listed")
+        self.shot("webhook-deliveries")
+        self.submit("table.deliveries form[action$='/replay']")
+        self.wait(lambda: "will be sent again" in self.find(".notice").text, "the replay notice")
+        self.open(webhooks)
         self.submit("table.webhooks form[action$='/pause']")
         self.wait(lambda: "Paused the webhook" in self.find(".notice").text, "the pause notice")
         self.expect("paused by an operator" in self.find("table.webhooks").text, "the row says why it is paused")
@@ -474,7 +489,7 @@ class Steps:
         for action in ("dashboard.sign_in", "app.create", "app.update", "provider.create", "provider.bind", "key.create",
                        "key.disable", "key.enable", "user.suspend", "secret.create", "key.delete", "sign_in.rejected",
                        "cutoff.key", "session.revoke", "service_credential.create", "service_credential.revoke",
-                       "webhook.create", "webhook.update"):
+                       "webhook.create", "webhook.update", "webhook.replay"):
             self.expect(action in actions, "the audit page shows %s: %r" % (action, actions))
         admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
         self.expect(all(row[1].startswith("dashboard:") for row in admin_rows),

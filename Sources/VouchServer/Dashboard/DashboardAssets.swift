@@ -66,6 +66,7 @@ enum DashboardAssets {
         fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0; padding: 8px 12px; display: flex; flex-wrap: wrap; gap: 6px 18px; }
         legend { font-weight: 600; padding: 0 4px; }
         label.check { flex-direction: row; align-items: center; gap: 6px; font-weight: 400; }
+        table.deliveries td:nth-child(7) { min-width: 16em; overflow-wrap: anywhere; }
         .nowrap { white-space: nowrap; }
         @media (max-width: 600px) {
           .brand { flex: 1; }

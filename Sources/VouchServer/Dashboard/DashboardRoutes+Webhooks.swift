@@ -78,7 +78,7 @@ extension DashboardRoutes {
                 case .failed: answer.lastAttemptAt.map { "gave up \($0)" }
                 }
             return [
-                "eventID": answer.eventID, "type": answer.eventType,
+                "eventID": answer.eventID, "shortID": answer.eventID.prefix(8) + "…", "type": answer.eventType,
                 "user": answer.userID.map { user in answer.sequence.map { "\(user) #\($0)" } ?? user } ?? "–",
                 "time": answer.eventTime, "state": answer.state, "when": when ?? "", "attempts": answer.attempts,
                 "outcome": answer.lastOutcome ?? "–", "endpointID": endpointID.lowercased,

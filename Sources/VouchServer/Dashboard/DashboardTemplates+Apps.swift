@@ -149,7 +149,7 @@ extension DashboardTemplates {
         <thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">User</th><th scope="col">Happened</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last outcome</th><th scope="col">Replay</th></tr></thead>
         <tbody>
         {{#deliveries}}
-        <tr class="{{state}}"><td><code>{{eventID}}</code></td><td>{{type}}</td><td>{{user}}</td><td>{{time}}</td>
+        <tr class="{{state}}"><td><code title="{{eventID}}">{{shortID}}</code></td><td>{{type}}</td><td>{{user}}</td><td>{{time}}</td>
         <td>{{state}}{{#when}} ({{when}}){{/when}}</td><td>{{attempts}}</td><td>{{outcome}}</td>
         <td><form method="post" action="/dashboard/apps/{{appUUID}}/webhooks/{{endpointID}}/deliveries/{{eventID}}/replay" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Replay</button></form></td></tr>

@@ -174,7 +174,7 @@ final class OutboundResponseCollector: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !done {
-            if error is NIOSSLError || error is BoringSSLError {
+            if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
                 fail(.tls("\(error)"))
             } else if status == nil {
                 fail(.connectionFailed("\(error)"))

@@ -35,7 +35,9 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
                 while !Task.isCancelled {
                     let free = settings.concurrentAttempts - wake.attemptsUnderWay
                     var claimed: [ClaimedWebhookDelivery] = []
-                    if free > 0 {
+                    // A claim is a write: under load it waits for a quarter of the slots to free
+                    // rather than claiming one delivery per finished attempt.
+                    if free >= max(1, settings.concurrentAttempts / 4) || (free > 0 && wake.attemptsUnderWay == 0) {
                         do {
                             claimed = try await store.claimWebhookDeliveries(
                                 now: milliseconds(), lease: WebhookDeliverySettings.lease.milliseconds, limit: free)
@@ -52,7 +54,9 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
                     }
                     // A full claim may have left more due: claim again at once, or as soon as a
                     // slot frees.
-                    if claimed.isEmpty || claimed.count < free { await wake.wait(timeout: settings.pollInterval) }
+                    if claimed.isEmpty || claimed.count < free || settings.concurrentAttempts - wake.attemptsUnderWay == 0 {
+                        await wake.wait(timeout: settings.pollInterval)
+                    }
                 }
             }
         }

@@ -9,9 +9,11 @@ extension SQLiteStore {
         """
 
     /// On the one writer, so no two claims overlap; the lease is what keeps a delivery from a
-    /// second worker while an attempt is under way, and what frees it when the worker died.
+    /// second worker while an attempt is under way, and what frees it when the worker died. The
+    /// due deliveries are walked in the index's order (`webhook_deliveries_due`), never sorted:
+    /// a backlog costs a claim only the rows it takes and the users' earlier events it skips.
     public func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {
-        try await exclusive("claimWebhookDeliveries", invalidating: .none) { db in
+        try await transaction("claimWebhookDeliveries", invalidating: .none) { db in
             let leaseUntil = now + lease
             let claimed = try db.rows(
                 """
@@ -23,7 +25,7 @@ extension SQLiteStore {
                           SELECT 1 FROM webhook_deliveries p
                           WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
                             AND p.user_sequence < d.user_sequence AND p.state = 'pending')
-                    ORDER BY d.next_attempt_at, d.position LIMIT ?3)
+                    ORDER BY d.next_attempt_at LIMIT ?3)
                 RETURNING endpoint_id, event_id
                 """, [.int64(now), .int64(leaseUntil), .int64(Int64(max(0, limit)))])
             return try claimed.compactMap { row in
@@ -43,9 +45,11 @@ extension SQLiteStore {
         }
     }
 
+    /// One transaction: the delivery's row, and the endpoint's pause when the attempt gives up.
+    /// It shares its commit with whatever else waits (attempts finish by the hundred a second).
     public func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws {
         let writerSubscriptions = writerSubscriptions
-        try await exclusive("finishWebhookAttempt", invalidating: .none) { db in
+        try await transaction("finishWebhookAttempt", invalidating: .none) { db in
             let (state, nextAttempt, deliveredAt): (WebhookDeliveryState, Int64?, Int64?) =
                 switch attempt.verdict {
                 case .delivered: (.delivered, nil, attempt.at)
