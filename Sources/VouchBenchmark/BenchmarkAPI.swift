@@ -123,13 +123,16 @@ protocol BenchmarkTransport: Sendable {
 /// Real HTTP to a running server.
 struct HTTPTransport: BenchmarkTransport {
     let base: String
+    /// The shared client keeps 8 connections a host: enough for set-up calls, a queue in front of
+    /// a load.
+    var client: HTTPClient = .shared
 
     func send(_ method: String, _ path: String, headers: [String: String], body: String?) async throws -> (status: UInt, body: Data) {
         var request = HTTPClientRequest(url: base + path)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(30))
         return (response.status.code, Data(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 }

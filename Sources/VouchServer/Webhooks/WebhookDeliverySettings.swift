@@ -15,7 +15,7 @@ public struct WebhookDeliverySettings: Sendable, Equatable, CustomStringConverti
     public var pollInterval: Duration = .milliseconds(250)
     /// Attempts under way at once per instance: a receiver that never answers holds one of them
     /// for at most `OutboundHTTPClient`'s bounds, and the others go on.
-    public var concurrentAttempts = 32
+    public var concurrentAttempts = 128
 
     public init() {}
 
