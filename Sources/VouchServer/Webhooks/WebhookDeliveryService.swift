@@ -32,6 +32,9 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
         let wake = DeliveryWake()
         try? await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
+                // Said once when claims start failing (a store outage) and once when they work
+                // again, not at every poll.
+                var claimsFailing = false
                 while !Task.isCancelled {
                     let free = settings.concurrentAttempts - wake.attemptsUnderWay
                     var claimed: [ClaimedWebhookDelivery] = []
@@ -41,8 +44,15 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
                         do {
                             claimed = try await store.claimWebhookDeliveries(
                                 now: milliseconds(), lease: WebhookDeliverySettings.lease.milliseconds, limit: free)
+                            if claimsFailing { logger.info("claiming webhook deliveries works again") }
+                            claimsFailing = false
                         } catch {
-                            logger.warning("claiming webhook deliveries failed; will retry", metadata: ["error_type": "\(type(of: error))"])
+                            if !claimsFailing {
+                                logger.warning(
+                                    "claiming webhook deliveries failed; retrying every poll",
+                                    metadata: ["error_type": "\(type(of: error))"])
+                            }
+                            claimsFailing = true
                         }
                     }
                     for delivery in claimed {
