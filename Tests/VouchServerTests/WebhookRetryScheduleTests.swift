@@ -42,3 +42,16 @@ struct WebhookRetryScheduleTests {
         #expect(throws: (any Error).self) { try settings.validate() }
     }
 }
+
+/// How often an idle delivery worker looks for due deliveries.
+@Suite("Webhook worker's idle polling")
+struct WebhookIdlePollingTests {
+    @Test("the poll interval while claims find work, then doubling up to a second")
+    func backoff() {
+        let waits = (0...9).map { WebhookDeliveryService.idleWait(.milliseconds(250), emptyClaims: $0) }
+        #expect(
+            waits == [250, 250, 250, 500, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000].map { Duration.milliseconds($0) })
+        #expect(WebhookDeliveryService.idleWait(.seconds(5), emptyClaims: 8) == .seconds(5), "a longer interval is kept")
+        #expect(WebhookDeliveryService.idleWait(.milliseconds(20), emptyClaims: 8) == .milliseconds(1_000))
+    }
+}

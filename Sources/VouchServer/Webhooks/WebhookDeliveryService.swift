@@ -35,6 +35,9 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
                 // Said once when claims start failing (a store outage) and once when they work
                 // again, not at every poll.
                 var claimsFailing = false
+                // Claims in a row that found nothing: an idle worker looks less often, up to once
+                // a second, so that an instance with nothing owed costs next to nothing.
+                var emptyClaims = 0
                 while !Task.isCancelled {
                     let free = settings.concurrentAttempts - wake.attemptsUnderWay
                     var claimed: [ClaimedWebhookDelivery] = []
@@ -64,8 +67,9 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
                     }
                     // A full claim may have left more due: claim again at once, or as soon as a
                     // slot frees.
+                    emptyClaims = claimed.isEmpty && wake.attemptsUnderWay == 0 ? min(emptyClaims + 1, 8) : 0
                     if claimed.isEmpty || claimed.count < free || settings.concurrentAttempts - wake.attemptsUnderWay == 0 {
-                        await wake.wait(timeout: settings.pollInterval)
+                        await wake.wait(timeout: Self.idleWait(settings.pollInterval, emptyClaims: emptyClaims))
                     }
                 }
             }
@@ -126,6 +130,13 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
         case .answered(let status, _): return ((200..<300).contains(status), "HTTP \(status)")
         case .failed(let failure): return (false, failure.explanation)
         }
+    }
+
+    /// The poll interval, doubled for each empty claim after the first two, at most a second (or
+    /// the interval, when that is longer).
+    static func idleWait(_ interval: Duration, emptyClaims: Int) -> Duration {
+        let grown = interval * (1 << max(0, min(emptyClaims, 8) - 2))
+        return min(grown, max(interval, .seconds(1)))
     }
 
     /// "24 h", "90 s", "250 ms": a duration as an owner reads it.
