@@ -100,6 +100,13 @@ public enum SecurityEventData {
         return text(["ended_session_ids": .array(endedSessionIDs.map { .string($0.lowercasedText) })])
     }
 
+    /// `user.deleted`: how many live sessions the erasure ended (each has its `session.ended`
+    /// before it), and the pseudonym the audit log now names the user by. The event's own `user_id`
+    /// still names the user: it is the app's signal to forget them too.
+    public static func userDeleted(sessionsEnded: Int, pseudonym: String) -> String {
+        text(["sessions_ended": .number(JSONNumber(Int64(sessionsEnded))), "pseudonym": .string(pseudonym)])
+    }
+
     /// `cutoff.set`: the scope, its object, the generation sessions below which are over, how many
     /// live sessions it ended, and the operator's reason.
     public static func cutoffSet(_ target: CutoffTarget, generation: Int64, sessionsEnded: Int, reason: String?) -> String {

@@ -241,6 +241,16 @@ public protocol Store: Sendable {
     @discardableResult
     func purgeSecurityEvents(before: Int64) async throws -> Int
 
+    // MARK: Erasure and export (`UserErasure`, `UserDataExport`)
+    /// Forgets the user in one transaction: ends their live sessions (each logged and evented as
+    /// signed out by an operator), writes `user.deleted` when anyone listens, deletes their
+    /// sessions' rows, their live tickets and their own row, and replaces their id by `pseudonym`
+    /// in the audit log's entries about them. Throws `.notFound` when the app has no such user.
+    func eraseUser(appID: UUID, userID: String, pseudonym: String, now: Int64) async throws -> UserErasure
+    /// What the store holds about the user (at most `UserDataExport.rowLimit` sessions and events
+    /// each), or `nil` when the app has no such user.
+    func userData(appID: UUID, userID: String) async throws -> UserDataExport?
+
     // MARK: What a suspension ended
     /// The public ids of the user's sessions that a suspension logged at `endedAt` ended (ended at
     /// that second with `.userSuspended`), so that a reader of the log of endings can name them.

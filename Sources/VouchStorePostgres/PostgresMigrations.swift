@@ -591,6 +591,13 @@ enum PostgresMigrations {
                 $$
                 """,
             ]),
+        // A user's events, for their export (`Store.userData`), without walking the app's outbox
+        // (SQLite's step 11).
+        PostgresMigration(
+            version: 9,
+            statements: [
+                "CREATE INDEX security_events_by_user ON security_events (app_id, user_id, position) WHERE user_id IS NOT NULL"
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

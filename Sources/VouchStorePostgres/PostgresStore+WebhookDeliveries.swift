@@ -26,7 +26,7 @@ extension PostgresStore {
                       AND NOT EXISTS (
                           SELECT 1 FROM webhook_deliveries p
                           WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
-                            AND p.user_sequence < d.user_sequence AND p.state = 'pending')
+                            AND p.position < d.position AND p.state = 'pending')
                     ORDER BY d.next_attempt_at LIMIT \(Int64(max(0, limit)))
                     FOR UPDATE OF d SKIP LOCKED
                 ),

@@ -328,6 +328,14 @@ struct InstrumentedStore: Store {
         try await timed(.purgeSecurityEvents) { try await base.purgeSecurityEvents(before: before) }
     }
 
+    func eraseUser(appID: UUID, userID: String, pseudonym: String, now: Int64) async throws -> UserErasure {
+        try await timed(.eraseUser) { try await base.eraseUser(appID: appID, userID: userID, pseudonym: pseudonym, now: now) }
+    }
+
+    func userData(appID: UUID, userID: String) async throws -> UserDataExport? {
+        try await timed(.userData) { try await base.userData(appID: appID, userID: userID) }
+    }
+
     func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
         try await timed(.suspendedSessionIDs) { try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt) }
     }

@@ -11,5 +11,5 @@ enum StoreOperation: String, CaseIterable, Sendable {
         deleteSigningKeys, createServiceCredential, serviceCredential, serviceCredentials, revokeServiceCredential,
         suspendedSessionIDs, createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
         deleteWebhookEndpoint, securityEvents, claimWebhookDeliveries, finishWebhookAttempt, webhookDeliveries,
-        replayWebhookDelivery, purgeSecurityEvents
+        replayWebhookDelivery, purgeSecurityEvents, eraseUser, userData
 }

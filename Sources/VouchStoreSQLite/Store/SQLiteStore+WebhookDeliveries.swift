@@ -24,7 +24,7 @@ extension SQLiteStore {
                       AND NOT EXISTS (
                           SELECT 1 FROM webhook_deliveries p
                           WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
-                            AND p.user_sequence < d.user_sequence AND p.state = 'pending')
+                            AND p.position < d.position AND p.state = 'pending')
                     ORDER BY d.next_attempt_at LIMIT ?3)
                 RETURNING endpoint_id, event_id
                 """, [.int64(now), .int64(leaseUntil), .int64(Int64(max(0, limit)))])

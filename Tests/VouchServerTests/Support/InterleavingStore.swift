@@ -76,6 +76,12 @@ struct InterleavingStore: Store {
         try await base.replayWebhookDelivery(endpointID: endpointID, appID: appID, eventID: eventID, now: now)
     }
     func purgeSecurityEvents(before: Int64) async throws -> Int { try await base.purgeSecurityEvents(before: before) }
+    func eraseUser(appID: UUID, userID: String, pseudonym: String, now: Int64) async throws -> UserErasure {
+        try await base.eraseUser(appID: appID, userID: userID, pseudonym: pseudonym, now: now)
+    }
+    func userData(appID: UUID, userID: String) async throws -> UserDataExport? {
+        try await base.userData(appID: appID, userID: userID)
+    }
     func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
         try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt)
     }
