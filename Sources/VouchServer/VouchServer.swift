@@ -121,10 +121,11 @@ public enum VouchServer {
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
         let outbound = OutboundPolicy(allowsLoopback: configuration.allowsLoopbackOutbound)
+        let pseudonyms = try await UserPseudonyms.load(from: store)
         AdminArea.register(
             AdminAPI(
                 store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now,
-                outbound: outbound
+                outbound: outbound, pseudonyms: pseudonyms
             ).collections,
             on: router, adminToken: adminToken,
             middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
@@ -133,7 +134,7 @@ public enum VouchServer {
             sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
             signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
             audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
-            rejections: rejections, liveSockets: hub, outbound: outbound, clock: clocks.now
+            rejections: rejections, liveSockets: hub, outbound: outbound, pseudonyms: pseudonyms, clock: clocks.now
         )
         .register(on: router)
         table.load(from: router)

@@ -452,6 +452,24 @@ class Steps:
         self.expect(self.finds("table.webhooks form[action$='/resume']"), "a Resume button")
         self.shot("webhooks")
 
+        self.step("a user's data: downloaded as a file, then the user erased, a pseudonym left in the audit log")
+        self.open("/dashboard/users?app=%s&user=mallory" % app_id.split("/")[-1])
+        self.find("#user-export").click()
+        exported = os.path.join(self.downloads, "vouch-user-export.json")
+        self.wait(lambda: os.path.exists(exported) and open(exported).read().endswith("}"), "the export file")
+        export = json.load(open(exported))
+        self.expect(export["user"]["user_id"] == "mallory" and export["suspended"] is True, "the export: %r" % export)
+        self.expect([e["type"] for e in export["events"]] == ["user.suspended"], "the user's event: %r" % export["events"])
+        self.find("#user-erase input[name='confirm']").click()
+        self.shot("user-data", scroll_to="#user-erase")
+        self.submit("#user-erase")
+        self.wait(lambda: "Deleted mallory" in self.find(".notice").text, "the erasure's notice")
+        pseudonym = re.search(r"erased-[0-9a-f]{24}", self.find(".notice").text).group(0)
+        self.open("/dashboard/users?app=%s&user=mallory" % app_id.split("/")[-1])
+        self.expect("has not signed in to this app yet" in self.text(), "mallory is unknown now")
+        self.open("/dashboard/audit")
+        self.expect(pseudonym in self.text() and "mallory" not in self.text(), "the audit log names the pseudonym only")
+
         self.step("no page logs a console error, and none asks for /favicon.ico")
         # What earlier steps logged (their deliberate refusals) is read and let go, all but CSP violations.
         earlier = [entry["message"] for entry in self.driver.get_log("browser")]

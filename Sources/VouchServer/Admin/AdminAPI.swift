@@ -14,6 +14,7 @@ struct AdminAPI {
     let rejections: SignInRejectionLog
     let clock: @Sendable () -> Int64
     let outbound: OutboundPolicy
+    let pseudonyms: UserPseudonyms
 
     var collections: [RouteCollection<AdminContext>] {
         [
@@ -23,7 +24,9 @@ struct AdminAPI {
             AdminRegistrationSecretRoutes(store: store, clock: clock).routes,
             AdminServiceCredentialRoutes(store: store, clock: clock).routes,
             AdminWebhookRoutes(store: store, clock: clock, policy: outbound).routes,
-            AdminUserRoutes(store: store, clock: clock).routes,
+            AdminUserRoutes(
+                store: store, clock: clock, data: UserDataOperations(store: store, pseudonyms: pseudonyms, clock: clock)
+            ).routes,
             AdminSessionRoutes(store: store, clock: clock).routes,
             AdminCutoffRoutes(operations: CutoffOperations(store: store, clock: clock)).routes,
             AdminTokenValidationRoutes(store: store, authenticator: authenticator).routes,

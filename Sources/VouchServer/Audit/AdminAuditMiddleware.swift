@@ -5,7 +5,8 @@ import VouchProtocol
 import VouchStore
 
 /// Writes one audit entry for every state-changing request that reaches an admin handler (the
-/// admin API and the dashboard's forms), whatever its outcome.
+/// admin API and the dashboard's forms), and for the reads ``AuditedRoutes`` lists, whatever its
+/// outcome.
 ///
 /// It sits on the same route groups as the authentication middleware, after it: a route added to
 /// those groups later is recorded without anyone remembering to, under its name in
@@ -23,12 +24,10 @@ struct AdminAuditMiddleware<Context: RequestContext>: RouterMiddleware {
     let principal: @Sendable (Context) -> AdminPrincipal?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method != .get, request.method != .head, request.method != .options else {
-            return try await next(request, context)
-        }
         let route = context.coreContext.endpointPath.value ?? "unmatched"
         let spec = AuditedRoutes.spec(method: request.method.rawValue, route: route)
-        if let spec, spec.action == nil { return try await next(request, context) }
+        let isRead = request.method == .get || request.method == .head || request.method == .options
+        if isRead ? spec?.action == nil : spec.map({ $0.action == nil }) == true { return try await next(request, context) }
 
         let note = AuditNote()
         let response: Response

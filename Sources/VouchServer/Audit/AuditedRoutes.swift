@@ -1,6 +1,7 @@
 /// The audit log's name for each state-changing admin route (API and dashboard), and which path
 /// parameter names its object. A state-changing route missing here is still recorded, under
-/// `<METHOD> <route>`; a route that changes nothing (the validation tool) is listed as such.
+/// `<METHOD> <route>`; a route that changes nothing (the validation tool) is listed as such. A
+/// read is recorded only when it is listed (a user's export: personal data leaving the server).
 enum AuditedRoutes {
     struct Spec: Sendable {
         /// `nil`: the route changes nothing and is not recorded.
@@ -37,6 +38,9 @@ enum AuditedRoutes {
         "DELETE /admin/apps/{app}/webhooks/{webhook}": spec("webhook.delete", "webhook", "webhook"),
         "POST /admin/apps/{app}/webhooks/{webhook}/deliveries/{event}/replay": spec("webhook.replay", "webhook", "webhook"),
         "PATCH /admin/apps/{app}/users/{user}": spec("user.update", "user", "user"),
+        // The handler names the object: the pseudonym, never the erased user's id.
+        "DELETE /admin/apps/{app}/users/{user}": spec("user.delete", "user"),
+        "GET /admin/apps/{app}/users/{user}/export": spec("user.export", "user"),
         "DELETE /admin/apps/{app}/users/{user}/sessions": spec("user.revoke_sessions", "user", "user"),
         "POST /admin/apps/{app}/cutoff": spec("cutoff.app", "app", "app"),
         "POST /admin/providers/{provider}/cutoff": spec("cutoff.provider", "provider", "provider"),
@@ -66,6 +70,8 @@ enum AuditedRoutes {
         "POST /dashboard/keys/{key}/delete": spec("key.delete", "key", "key"),
         "POST /dashboard/users/suspension": spec("user.update", "user"),
         "POST /dashboard/users/revoke-sessions": spec("user.revoke_sessions", "user"),
+        "POST /dashboard/users/erase": spec("user.delete", "user"),
+        "GET /dashboard/users/export": spec("user.export", "user"),
         "POST /dashboard/sessions/{session}/revoke": spec("session.revoke", "session", "session"),
         "POST /dashboard/apps/{app}/cutoff": spec("cutoff.app", "app", "app"),
         "POST /dashboard/providers/{provider}/cutoff": spec("cutoff.provider", "provider", "provider"),

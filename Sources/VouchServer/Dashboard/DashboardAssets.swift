@@ -41,6 +41,7 @@ enum DashboardAssets {
         input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; max-width: 100%; font-weight: 400; }
         textarea { width: 100%; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85rem; }
         button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+        a.button { display: inline-block; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent); color: var(--accent); text-decoration: none; }
         button.danger { background: var(--bad); border-color: var(--bad); }
         .sign-out button { background: #fff; color: var(--fg); border-color: var(--line); }
         :focus-visible { outline: 3px solid #ffb000; outline-offset: 2px; }

@@ -25,10 +25,13 @@ struct DashboardRoutes: Sendable {
     let liveSockets: LiveHub
     /// What webhook URLs may reach (`vouch serve --allow-loopback-outbound`).
     let outbound: OutboundPolicy
+    /// What an erased user is called in the audit log.
+    let pseudonyms: UserPseudonyms
     let renderer = DashboardRenderer()
     let clock: @Sendable () -> Int64
 
     var operations: AdminOperations { AdminOperations(store: store, clock: clock) }
+    var userData: UserDataOperations { UserDataOperations(store: store, pseudonyms: pseudonyms, clock: clock) }
 
     /// The dashboard on `router`: its public area, then every signed-in area on the group whose
     /// middleware requires a dashboard session (and a CSRF token on every state-changing request)

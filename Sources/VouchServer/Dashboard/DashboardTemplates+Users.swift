@@ -37,6 +37,19 @@ extension DashboardTemplates {
         {{/devices}}
         {{^devices}}<tr><td colspan="6">No live sessions.</td></tr>{{/devices}}
         </tbody></table></div>
+        {{#known}}
+        <h3>Personal data</h3>
+        <p>Everything Vouch holds about this user: their profile, sessions (ended ones too), security events and audit entries.</p>
+        <div class="row">
+        <a class="button" id="user-export" href="/dashboard/users/export?app={{appUUID}}&amp;user={{userQuery}}" download>Download export (JSON)</a>
+        <form method="post" action="/dashboard/users/erase" class="inline confirm-delete" id="user-erase">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="app" value="{{appUUID}}"><input type="hidden" name="user" value="{{userID}}">
+        <label><input type="checkbox" name="confirm" value="yes" required> I am sure</label>
+        <button type="submit" class="danger">Delete user</button>
+        </form>
+        </div>
+        <p class="hint">Deleting ends every session (each device is signed out), forgets the profile and the sessions, and replaces the user id in the audit log with a pseudonym. A later sign-in makes a new user.</p>
+        {{/known}}
         </section>
         {{/result}}
         """

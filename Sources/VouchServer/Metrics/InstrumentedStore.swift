@@ -329,7 +329,12 @@ struct InstrumentedStore: Store {
     }
 
     func eraseUser(appID: UUID, userID: String, pseudonym: String, now: Int64) async throws -> UserErasure {
-        try await timed(.eraseUser) { try await base.eraseUser(appID: appID, userID: userID, pseudonym: pseudonym, now: now) }
+        let erasure = try await timed(.eraseUser) {
+            try await base.eraseUser(appID: appID, userID: userID, pseudonym: pseudonym, now: now)
+        }
+        metrics.recordSessionsEnded(.signedOut, count: erasure.sessionsEnded)
+        if erasure.sessionsEnded > 0 { endingsWritten() }
+        return erasure
     }
 
     func userData(appID: UUID, userID: String) async throws -> UserDataExport? {

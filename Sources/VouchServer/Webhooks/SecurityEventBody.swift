@@ -8,6 +8,13 @@ import VouchStore
 /// `{"id", "type", "time", "app_id", "user_id"?, "sequence"?, "data"}`.
 enum SecurityEventBody {
     static func json(_ event: SecurityEventRecord) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? Array(encoder.encode(object(event)))) ?? Array("{}".utf8)
+    }
+
+    /// The event's JSON object.
+    static func object(_ event: SecurityEventRecord) -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(event.id.uuidString.lowercased()), "type": .string(event.kind.rawValue),
             "time": .string(Timestamp.rfc3339(event.at)), "app_id": .string(event.appID.uuidString.lowercased()),
@@ -15,8 +22,6 @@ enum SecurityEventBody {
         ]
         if let userID = event.userID { object["user_id"] = .string(userID) }
         if let sequence = event.userSequence { object["sequence"] = .number(JSONNumber(sequence)) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? Array(encoder.encode(JSONValue.object(object)))) ?? Array("{}".utf8)
+        return .object(object)
     }
 }

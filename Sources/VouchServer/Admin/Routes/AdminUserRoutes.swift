@@ -3,11 +3,12 @@ import Hummingbird
 import VouchProtocol
 import VouchStore
 
-/// `/admin/apps/:app/users/:user`: look a user up, suspend or unsuspend, revoke every session
-/// (PROTOCOL §4).
+/// `/admin/apps/:app/users/:user`: look a user up, suspend or unsuspend, revoke every session,
+/// erase, export (PROTOCOL §4).
 struct AdminUserRoutes {
     let store: any Store
     let clock: @Sendable () -> Int64
+    let data: UserDataOperations
 
     var routes: RouteCollection<AdminContext> {
         let routes = RouteCollection(context: AdminContext.self)
@@ -19,6 +20,14 @@ struct AdminUserRoutes {
             return try await status(user)
         }
         routes.patch("/apps/:app/users/:user", use: update)
+        routes.delete("/apps/:app/users/:user") { _, context in
+            let app = try await AdminLookup.app(context, in: store)
+            return JSONResponse.make(try await data.erase(appID: app.id, userID: try PathID.userID(context)))
+        }
+        routes.get("/apps/:app/users/:user/export") { _, context in
+            let app = try await AdminLookup.app(context, in: store)
+            return JSONResponse.make(try await data.export(appID: app.id, userID: try PathID.userID(context)))
+        }
         routes.delete("/apps/:app/users/:user/sessions") { _, context in
             let app = try await AdminLookup.app(context, in: store)
             try await store.revokeSessions(appID: app.id, userID: try PathID.userID(context), now: clock())
