@@ -214,12 +214,19 @@ public protocol Store: Sendable {
 
     // MARK: Security events and their deliveries (`SecurityEventRecord`, `WebhookDelivery`)
     // Every operation above that changes what an event tells of writes the event in its own
-    // transaction when an unpaused endpoint of the app subscribes to the kind, with one pending
-    // delivery per such endpoint (docs: Invariants).
+    // transaction, with one pending delivery per unpaused endpoint of the app that subscribes to
+    // the kind; `session.created` is written only when such an endpoint exists, every other kind
+    // always (`SecurityEventKind.isWrittenWithoutSubscriber`; docs: Invariants).
 
-    /// The app's events after `position` (an event's place in the outbox, ascending), at most
-    /// `limit`.
-    func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)]
+    /// The app's events after `cursor`, in cursor order, of `kinds` only (every kind when `nil`),
+    /// at most `limit`. An event that commits after this read never sorts at or below a cursor it
+    /// returned (`SecurityEventCursor`).
+    func securityEvents(
+        appID: UUID, after cursor: SecurityEventCursor, kinds: [SecurityEventKind]?, limit: Int
+    ) async throws -> [(cursor: SecurityEventCursor, event: SecurityEventRecord)]
+    /// Where a reader that wants the app's events from `since` (Unix seconds) on starts: just
+    /// before the first such event, or after the last event when there is none yet.
+    func securityEventCursor(appID: UUID, since: Int64) async throws -> SecurityEventCursor
     /// Leases up to `limit` deliveries that are due at `now` (Unix ms) until `now + lease`: each
     /// pending, its endpoint unpaused, no lease running, and no earlier pending event of the same
     /// user owed to the same endpoint (so a user's events arrive in order). On a store shared by

@@ -20,6 +20,9 @@ extension StoreConformance {
             try await $0.raceDeliveryClaims()
         },
         Check(name: "security events: a purge keeps what is still owed") { try await $0.securityEventPurge() },
+        Check(name: "security event stream: every kind but session.created written for anyone; read by cursor, filtered, started at a time") {
+            try await $0.securityEventStream()
+        },
     ]
 
     /// The JSON object of an event's `data`.
@@ -27,8 +30,8 @@ extension StoreConformance {
         try #require(try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)).objectValue)
     }
 
-    private func events(_ store: any Store, _ app: UUID) async throws -> [SecurityEventRecord] {
-        try await store.securityEvents(appID: app, after: 0, limit: 1_000).map(\.event)
+    private func events(_ store: any Store, _ app: UUID, count: Int = 0) async throws -> [SecurityEventRecord] {
+        try await store.settledSecurityEvents(appID: app, count: count)
     }
 
     func securityEventsFollowTheirChanges() async throws {
@@ -59,7 +62,7 @@ extension StoreConformance {
             #expect(try await store.revokeSession(tokenHash: first.tokenHash, now: t0 + 11) == false)
             _ = try await store.endSession(sessionID: second.sessionID, owner: nil, reason: .revoked, now: t0 + 12)
 
-            let written = try await events(store, app.id)
+            let written = try await events(store, app.id, count: 5)
             #expect(written.map(\.kind) == [.sessionCreated, .sessionCreated, .sessionCreated, .sessionEnded, .sessionEnded])
             #expect(written.map(\.userID) == ["ada", "ada", "bob", "ada", "ada"])
             #expect(written.map(\.userSequence) == [1, 2, 1, 3, 4], "numbered per user, in commit order")
@@ -90,7 +93,7 @@ extension StoreConformance {
             _ = try await store.updateWebhookEndpoint(
                 id: paused.id, appID: app.id, change: WebhookEndpointChange(resume: true), now: t0 + 22)
             _ = try await store.createSession(newSession(app: app.id, user: "cy", createdAt: t0 + 23))
-            #expect(try await events(store, app.id).last?.userSequence == 1, "cy's first event")
+            #expect(try await events(store, app.id, count: written.count + 1).last?.userSequence == 1, "cy's first event")
         }
     }
 
@@ -124,7 +127,7 @@ extension StoreConformance {
             _ = try await store.revokeRegistrationSecret(applicationKey: secret.applicationKey, appID: app.id, at: t0 + 20)
             _ = try await store.revokeRegistrationSecret(applicationKey: secret.applicationKey, appID: app.id, at: t0 + 30)
 
-            let written = try await events(store, app.id)
+            let written = try await events(store, app.id, count: 13)
             let kinds: [SecurityEventKind] = [
                 .keyCreated, .keyDisabled, .keyEnabled, .sessionCreated, .sessionCreated, .userSuspended, .sessionEnded,
                 .sessionEnded, .userUnsuspended, .cutoffSet, .cutoffSet, .keyDeleted, .registrationSecretRevoked,
@@ -270,8 +273,58 @@ extension StoreConformance {
 
             // Ada's is delivered and old: gone. Bob's is old but still owed; Cy's is recent.
             #expect(try await store.purgeSecurityEvents(before: t0 + 50) == 1)
-            #expect(try await events(store, app.id).compactMap(\.userID).sorted() == ["bob", "cy"])
+            #expect(try await events(store, app.id, count: 2).compactMap(\.userID).sorted() == ["bob", "cy"])
             #expect(try await store.webhookDeliveries(endpointID: hook.id, appID: app.id, limit: 10).count == 2)
+        }
+    }
+
+    func securityEventStream() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let other = try await store.addApp()
+            let ada = newSession(app: app.id, user: "ada", createdAt: t0)
+            _ = try await store.createSession(ada)
+            #expect(try await store.revokeSession(tokenHash: ada.tokenHash, now: t0 + 10))
+            _ = try await store.setSuspended(appID: app.id, userID: "bob", suspended: true, now: t0 + 20)
+            _ = try await store.cutOff(.app(app.id), reason: nil, now: t0 + 30)
+            _ = try await store.cutOff(.app(other.id), reason: nil, now: t0 + 31)
+
+            // No endpoint listens: the sign-in wrote nothing, the endings everything.
+            let all = try await store.settledSecurityEvents(appID: app.id, count: 3)
+            #expect(all.map(\.kind) == [.sessionEnded, .userSuspended, .cutoffSet])
+            #expect(all.allSatisfy { $0.appID == app.id })
+
+            // Read one at a time, each after the last cursor: the same events, cursors rising.
+            var cursor = SecurityEventCursor.start
+            var oneByOne: [SecurityEventRecord] = []
+            while let next = try await store.securityEvents(appID: app.id, after: cursor, kinds: nil, limit: 1).first {
+                #expect(next.cursor > cursor)
+                #expect(SecurityEventCursor(next.cursor.description) == next.cursor, "its text reads back")
+                cursor = next.cursor
+                oneByOne.append(next.event)
+            }
+            #expect(oneByOne == all)
+
+            let cutoffs = try await store.securityEvents(appID: app.id, after: .start, kinds: [.cutoffSet], limit: 10)
+            #expect(cutoffs.map(\.event.kind) == [.cutoffSet])
+            #expect(try await store.securityEvents(appID: app.id, after: .start, kinds: [], limit: 10).isEmpty)
+
+            // Started at a time: from the first event at or after it; past the last, only what comes next.
+            let fromSuspension = try await store.securityEventCursor(appID: app.id, since: t0 + 15)
+            #expect(
+                try await store.securityEvents(appID: app.id, after: fromSuspension, kinds: nil, limit: 10).map(\.event.kind) == [.userSuspended, .cutoffSet])
+            let fromNow = try await store.securityEventCursor(appID: app.id, since: t0 + 100)
+            #expect(try await store.securityEvents(appID: app.id, after: fromNow, kinds: nil, limit: 10).isEmpty)
+            _ = try await store.setSuspended(appID: app.id, userID: "bob", suspended: false, now: t0 + 200)
+            var later: [SecurityEventKind] = []
+            let deadline = ContinuousClock.now + .seconds(20)
+            while later.isEmpty, ContinuousClock.now < deadline {
+                later = try await store.securityEvents(appID: app.id, after: fromNow, kinds: nil, limit: 10).map(\.event.kind)
+                if later.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(later == [.userUnsuspended])
+            let empty = try await store.addApp()
+            #expect(try await store.securityEventCursor(appID: empty.id, since: t0) == .start)
         }
     }
 }

@@ -29,6 +29,19 @@ public func newSession(
 }
 
 extension Store {
+    /// The app's events, read again until at least `count` are shown or 20 s have passed.
+    /// PostgreSQL shows an event once every transaction older than its own has ended, in the
+    /// whole cluster: a read right after a commit can miss it while another check's transaction
+    /// runs.
+    public func settledSecurityEvents(appID: UUID, count: Int) async throws -> [SecurityEventRecord] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let events = try await securityEvents(appID: appID, after: .start, kinds: nil, limit: 1_000).map(\.event)
+            if events.count >= count || ContinuousClock.now > deadline { return events }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Creates an app and returns it, for checks that only need one to exist.
     public func addApp(_ app: AppRecord = makeApp()) async throws -> AppRecord {
         try await createApp(app)

@@ -591,12 +591,54 @@ enum PostgresMigrations {
                 $$
                 """,
             ]),
-        // A user's events, for their export (`Store.userData`), without walking the app's outbox
-        // (SQLite's step 11).
+        // The outbox as a stream (`GET /events`, SQLite's step 11). Positions are drawn before
+        // commit, so each event keeps its transaction's id and readers go in (xid, position) order
+        // over transactions older than every one still running (`SecurityEventCursor`). Every
+        // kind but `session.created` is written whoever listens (`vouch_record_event` replaced).
+        // Indexes: a stream's reads, a user's export, and where a stream that starts at a time
+        // begins.
         PostgresMigration(
             version: 9,
             statements: [
-                "CREATE INDEX security_events_by_user ON security_events (app_id, user_id, position) WHERE user_id IS NOT NULL"
+                "ALTER TABLE security_events ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id()",
+                "CREATE INDEX security_events_by_app_xid ON security_events (app_id, xid, position)",
+                "CREATE INDEX security_events_by_user ON security_events (app_id, user_id, position) WHERE user_id IS NOT NULL",
+                "CREATE INDEX security_events_by_app_time ON security_events (app_id, at)",
+                """
+                CREATE OR REPLACE FUNCTION vouch_record_event(
+                    p_app_id uuid, p_user_id text, p_kind text, p_at bigint, p_data text
+                ) RETURNS integer
+                LANGUAGE plpgsql
+                AS $$
+                DECLARE
+                    v_sequence bigint;
+                    v_id uuid := gen_random_uuid();
+                    v_position bigint;
+                    v_queued integer;
+                BEGIN
+                    IF p_kind = 'session.created' AND NOT EXISTS (
+                        SELECT 1 FROM webhook_endpoints
+                        WHERE app_id = p_app_id AND paused_at IS NULL AND p_kind = ANY (string_to_array(events, ' '))
+                    ) THEN
+                        RETURN 0;
+                    END IF;
+                    IF p_user_id IS NOT NULL THEN
+                        UPDATE users SET event_sequence = event_sequence + 1
+                        WHERE app_id = p_app_id AND user_id = p_user_id
+                        RETURNING event_sequence INTO v_sequence;
+                    END IF;
+                    INSERT INTO security_events (id, app_id, user_id, user_sequence, kind, at, data)
+                    VALUES (v_id, p_app_id, p_user_id, v_sequence, p_kind, p_at, p_data)
+                    RETURNING position INTO v_position;
+                    INSERT INTO webhook_deliveries (endpoint_id, event_id, position, user_id, user_sequence, state,
+                                                    next_attempt_at)
+                    SELECT id, v_id, v_position, p_user_id, v_sequence, 'pending', p_at * 1000 FROM webhook_endpoints
+                    WHERE app_id = p_app_id AND paused_at IS NULL AND p_kind = ANY (string_to_array(events, ' '));
+                    GET DIAGNOSTICS v_queued = ROW_COUNT;
+                    RETURN v_queued;
+                END
+                $$
+                """,
             ]),
     ]
 

@@ -25,17 +25,48 @@ extension PostgresStore {
             """)
     }
 
-    public func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)] {
-        try await single("securityEvents") { db in
+    /// Only events of transactions older than every transaction running now are shown, in
+    /// (transaction, position) order: any event that commits later belongs to a transaction at
+    /// least as new as the oldest one running, so it sorts above every cursor this returns.
+    public func securityEvents(
+        appID: UUID, after cursor: SecurityEventCursor, kinds: [SecurityEventKind]?, limit: Int
+    ) async throws -> [(cursor: SecurityEventCursor, event: SecurityEventRecord)] {
+        let kindNames = kinds?.map(\.rawValue)
+        return try await single("securityEvents") { db in
             try await db.rows(
                 """
-                SELECT * FROM security_events WHERE app_id = \(appID) AND position > \(position)
-                ORDER BY position LIMIT \(Int64(max(0, limit)))
+                SELECT *, xid::text::bigint AS transaction FROM security_events
+                WHERE app_id = \(appID) AND (xid, position) > (\(String(cursor.transaction))::xid8, \(cursor.position))
+                  AND xid < pg_snapshot_xmin(pg_current_snapshot())
+                  AND (\(kindNames)::text[] IS NULL OR kind = ANY (\(kindNames)::text[]))
+                ORDER BY xid, position LIMIT \(Int64(max(0, limit)))
                 """
             ).map { row in
                 let record = PostgresRecordRow(row)
-                return (try record.int64("position"), try SecurityEventRecord(row: record))
+                let cursor = SecurityEventCursor(transaction: try record.int64("transaction"), position: try record.int64("position"))
+                return (cursor, try SecurityEventRecord(row: record))
             }
+        }
+    }
+
+    /// Just before the app's first event at or after `since` of a finished transaction; else
+    /// after the last such event (an event still being written sorts above both).
+    public func securityEventCursor(appID: UUID, since: Int64) async throws -> SecurityEventCursor {
+        try await single("securityEventCursor") { db in
+            let first = try await db.rows(
+                """
+                SELECT xid::text::bigint AS transaction, position - 1 AS position FROM security_events
+                WHERE app_id = \(appID) AND at >= \(since) AND xid < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY xid, position LIMIT 1
+                """)
+            let last = try await db.rows(
+                """
+                SELECT xid::text::bigint AS transaction, position FROM security_events
+                WHERE app_id = \(appID) AND xid < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY xid DESC, position DESC LIMIT 1
+                """)
+            guard let row = (first.first ?? last.first).map(PostgresRecordRow.init) else { return .start }
+            return SecurityEventCursor(transaction: try row.int64("transaction"), position: try row.int64("position"))
         }
     }
 

@@ -301,8 +301,14 @@ struct InstrumentedStore: Store {
         try await timed(.deleteWebhookEndpoint) { try await base.deleteWebhookEndpoint(id: id, appID: appID) }
     }
 
-    func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)] {
-        try await timed(.securityEvents) { try await base.securityEvents(appID: appID, after: position, limit: limit) }
+    func securityEvents(
+        appID: UUID, after cursor: SecurityEventCursor, kinds: [SecurityEventKind]?, limit: Int
+    ) async throws -> [(cursor: SecurityEventCursor, event: SecurityEventRecord)] {
+        try await timed(.securityEvents) { try await base.securityEvents(appID: appID, after: cursor, kinds: kinds, limit: limit) }
+    }
+
+    func securityEventCursor(appID: UUID, since: Int64) async throws -> SecurityEventCursor {
+        try await timed(.securityEventCursor) { try await base.securityEventCursor(appID: appID, since: since) }
     }
 
     func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {

@@ -11,5 +11,6 @@ enum StoreOperation: String, CaseIterable, Sendable {
         deleteSigningKeys, createServiceCredential, serviceCredential, serviceCredentials, revokeServiceCredential,
         suspendedSessionIDs, createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
         deleteWebhookEndpoint, securityEvents, claimWebhookDeliveries, finishWebhookAttempt, webhookDeliveries,
-        replayWebhookDelivery, purgeSecurityEvents, eraseUser, userData
+        replayWebhookDelivery, purgeSecurityEvents, eraseUser, userData,
+        securityEventCursor
 }

@@ -412,11 +412,13 @@ enum SQLiteMigrations {
                 "CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id)",
                 "CREATE INDEX webhook_deliveries_recent ON webhook_deliveries (endpoint_id, position)",
             ]),
-        // A user's events, for their export (`Store.userData`), without walking the app's outbox.
+        // A user's events, for their export (`Store.userData`), and where a stream that starts at
+        // a time begins (`Store.securityEventCursor`), each without walking the app's outbox.
         SQLiteMigration(
             version: 11,
             statements: [
-                "CREATE INDEX security_events_by_user ON security_events (app_id, user_id, position) WHERE user_id IS NOT NULL"
+                "CREATE INDEX security_events_by_user ON security_events (app_id, user_id, position) WHERE user_id IS NOT NULL",
+                "CREATE INDEX security_events_by_app_time ON security_events (app_id, at)",
             ]),
     ]
 

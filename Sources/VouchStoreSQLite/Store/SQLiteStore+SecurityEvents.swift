@@ -10,13 +10,13 @@ extension SQLiteStore {
         """
 
     /// Writes the event, and one pending delivery per unpaused endpoint of the app that subscribes
-    /// to its kind, in the caller's transaction; writes nothing when there is none. A user's event
-    /// takes the user's next `event_sequence`.
+    /// to its kind, in the caller's transaction; writes nothing for a kind written only for a
+    /// subscriber when there is none. A user's event takes the user's next `event_sequence`.
     static func recordEvent(
         _ kind: SecurityEventKind, appID: UUID, userID: String?, at: Int64, data: () -> String, _ db: SQLiteRunner
     ) throws {
         let endpoints = try db.rows(subscribedEndpoints, [.uuid(appID), .text(kind.rawValue)]).map { try $0.uuid("id") }
-        guard !endpoints.isEmpty else { return }
+        guard !endpoints.isEmpty || kind.isWrittenWithoutSubscriber else { return }
         var sequence: Int64?
         if let userID {
             sequence = try db.rows(
@@ -74,12 +74,32 @@ extension SQLiteStore {
         }.contains(kind.rawValue)
     }
 
-    public func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)] {
-        try await read("securityEvents") { db in
+    /// Positions are in commit order (one writer): the cursor is the position alone.
+    public func securityEvents(
+        appID: UUID, after cursor: SecurityEventCursor, kinds: [SecurityEventKind]?, limit: Int
+    ) async throws -> [(cursor: SecurityEventCursor, event: SecurityEventRecord)] {
+        let kindFilter = kinds.map { kinds in
+            kinds.isEmpty ? " AND 0" : " AND kind IN (" + Array(repeating: "?", count: kinds.count).joined(separator: ", ") + ")"
+        }
+        let binds: [SQLiteData] =
+            [.uuid(appID), .int64(cursor.position)] + (kinds ?? []).map { .text($0.rawValue) } + [.int64(Int64(max(0, limit)))]
+        return try await read("securityEvents") { db in
             try db.rows(
-                "SELECT * FROM security_events WHERE app_id = ? AND position > ? ORDER BY position LIMIT ?",
-                [.uuid(appID), .int64(position), .int64(Int64(max(0, limit)))]
-            ).map { (try $0.int64("position"), try SecurityEventRecord(row: $0)) }
+                "SELECT * FROM security_events WHERE app_id = ? AND position > ?\(kindFilter ?? "") ORDER BY position LIMIT ?",
+                binds
+            ).map { (SecurityEventCursor(position: try $0.int64("position")), try SecurityEventRecord(row: $0)) }
+        }
+    }
+
+    public func securityEventCursor(appID: UUID, since: Int64) async throws -> SecurityEventCursor {
+        try await read("securityEventCursor") { db in
+            let rows = try db.rows(
+                """
+                SELECT COALESCE(
+                    (SELECT MIN(position) - 1 FROM security_events WHERE app_id = ?1 AND at >= ?2),
+                    (SELECT MAX(position) FROM security_events WHERE app_id = ?1), 0) AS position
+                """, [.uuid(appID), .int64(since)])
+            return SecurityEventCursor(position: try rows.first?.int64("position") ?? 0)
         }
     }
 

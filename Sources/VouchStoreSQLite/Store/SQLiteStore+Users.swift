@@ -85,19 +85,12 @@ extension SQLiteStore {
         }
     }
 
-    /// `user.suspended` naming the sessions the suspension ended, then a `session.ended` for each,
-    /// when anyone listens to either.
+    /// `user.suspended` naming the sessions the suspension ended, then a `session.ended` for each.
     private static func recordSuspension(appID: UUID, userID: String, at now: Int64, _ db: SQLiteRunner) throws {
-        let endedIDs = {
-            try db.rows(
-                UserSessionStatements.endedAt,
-                [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.userSuspended.rawValue)]
-            ).map { try $0.uuid("session_id") }
-        }
-        let subscribed = try db.rows(
-            "SELECT 1 FROM webhook_endpoints WHERE app_id = ? AND paused_at IS NULL LIMIT 1", [.uuid(appID)])
-        guard !subscribed.isEmpty else { return }
-        let ids = try endedIDs()
+        let ids = try db.rows(
+            UserSessionStatements.endedAt,
+            [.uuid(appID), .text(userID), .int64(now), .text(SessionEndReason.userSuspended.rawValue)]
+        ).map { try $0.uuid("session_id") }
         try recordEvent(
             .userSuspended, appID: appID, userID: userID, at: now,
             data: { SecurityEventData.userSuspension(endedSessionIDs: ids) }, db)

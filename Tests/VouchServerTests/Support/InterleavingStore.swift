@@ -62,8 +62,13 @@ struct InterleavingStore: Store {
         try await base.pauseWebhookEndpoint(id: id, appID: appID, reason: reason, now: now)
     }
     func deleteWebhookEndpoint(id: UUID, appID: UUID) async throws { try await base.deleteWebhookEndpoint(id: id, appID: appID) }
-    func securityEvents(appID: UUID, after position: Int64, limit: Int) async throws -> [(position: Int64, event: SecurityEventRecord)] {
-        try await base.securityEvents(appID: appID, after: position, limit: limit)
+    func securityEvents(
+        appID: UUID, after cursor: SecurityEventCursor, kinds: [SecurityEventKind]?, limit: Int
+    ) async throws -> [(cursor: SecurityEventCursor, event: SecurityEventRecord)] {
+        try await base.securityEvents(appID: appID, after: cursor, kinds: kinds, limit: limit)
+    }
+    func securityEventCursor(appID: UUID, since: Int64) async throws -> SecurityEventCursor {
+        try await base.securityEventCursor(appID: appID, since: since)
     }
     func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {
         try await base.claimWebhookDeliveries(now: now, lease: lease, limit: limit)
