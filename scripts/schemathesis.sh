@@ -102,6 +102,8 @@ IDENTITY_TOKEN="$("$VOUCH_BIN" token mint --provider-id "$PROVIDER_ID" --key-id 
 SESSION_TOKEN="$(curl -sS --fail-with-body -X POST -H "Content-Type: application/json" \
     --data "{\"identity_token\": \"$IDENTITY_TOKEN\", \"app_id\": \"$APP_ID\"}" "$BASE/sessions" | member session_token)"
 admin PATCH "/admin/apps/$APP/users/schemathesis-suspended" '{"suspended": true}' >/dev/null
+# The erasure gets a user of its own: erasing the session's user would leave the fuzzer nothing signed in.
+admin PATCH "/admin/apps/$APP/users/schemathesis-erased" '{"suspended": true}' >/dev/null
 
 # A dashboard session (the sign-in form's double-submit cookie and token, then the session
 # cookie and the CSRF token its pages carry), so that the dashboard's forms are fuzzed signed in.
@@ -145,6 +147,8 @@ values = ["$APP"]
 values = ["$PROVIDER"]
 [dictionaries.users]
 values = ["schemathesis-user", "schemathesis-suspended"]
+[dictionaries.erased_users]
+values = ["schemathesis-erased"]
 [dictionaries.keys]
 values = ["$KEY"]
 [dictionaries.application_keys]
@@ -177,6 +181,10 @@ headers = { X-CSRF-Token = "\${SCHEMATHESIS_DASHBOARD_CSRF}" }
 [[operations]]
 include-name = "POST /dashboard/sign-out"
 headers = { X-CSRF-Token = "not-the-session-token" }
+
+[[operations]]
+include-name = "DELETE /admin/apps/{app}/users/{user}"
+parameters = { "path.user" = { dictionary = "erased_users", probability = 0.7 } }
 
 [[operations]]
 include-path-regex = '/keys/\{key\}'

@@ -1,10 +1,11 @@
 import Foundation
 
-/// One entry of Vouch's log of endings (`GET /events/sessions`, event `session.ended`): which
-/// sessions stopped being valid, and when.
+/// What one of Vouch's security events that end sessions says (`GET /events`, PROTOCOL §8.17:
+/// `session.ended`, `user.suspended`, `cutoff.set`): which sessions stopped being valid, and
+/// when.
 ///
-/// Kept close to the wire so that an entry of a scope or kind this version does not know is still
-/// read, and applied as far as its members allow (a `sids` list, a `generation`).
+/// Kept close to the wire so that an event of a scope or kind this version does not know is still
+/// read, and applied as far as its members allow (a list of sessions, a `generation`).
 public struct SessionEnding: Sendable, Hashable {
     /// Why the sessions ended; a struct, not an enum, because Vouch may add kinds.
     public struct Kind: RawRepresentable, Hashable, Sendable {
@@ -42,27 +43,27 @@ public struct SessionEnding: Sendable, Hashable {
         public static let key = Scope(rawValue: "key")
     }
 
-    /// The entry's place in the log: what a reconnecting follower resumes after.
-    public let position: Int64
-    /// When the sessions ended (Vouch's clock).
+    /// The event's `id`: the same every time the event is sent.
+    public let eventID: String
+    /// When the sessions ended (the event's `time`, Vouch's clock).
     public let at: Date
-    /// `kind`: why, for logs; the rule does not depend on it.
+    /// Why, for logs; the rule does not depend on it.
     public let kind: Kind
-    /// `scope`: which of the identifiers below a `generation` applies to.
+    /// Which of the identifiers below a `generation` applies to.
     public let scope: Scope
-    /// `app`: the app of a session, user or app entry.
+    /// `app_id`: the app the event is about.
     public let appID: UUID?
-    /// `sub`: the user of a session or user entry.
+    /// `user_id`: the user of a session or user event.
     public let userID: String?
-    /// `sid`: the session of a session entry.
+    /// `data.session_id` of `session.ended`.
     public let sessionID: UUID?
-    /// `sids`: the sessions a suspension ended.
+    /// `data.ended_session_ids` of `user.suspended`.
     public let sessionIDs: [UUID]
-    /// `provider_id`: the provider of a provider entry.
+    /// `data.provider_id` of a provider's cutoff.
     public let providerID: UUID?
-    /// `key_id`: the key of a key entry.
+    /// `data.key_id` of a key's cutoff.
     public let keyID: UUID?
-    /// `generation`: the cutoff's new generation; sessions recorded below it are over.
+    /// `data.generation` of `cutoff.set`; sessions recorded below it are over.
     public let generation: Int64?
     /// The operator's reason for a cutoff, when one was given; for logs.
     public let reason: String?
@@ -70,10 +71,10 @@ public struct SessionEnding: Sendable, Hashable {
     /// Public so that a service that learns of endings another way (a webhook, its own tests) can
     /// apply them with ``SessionEndings/apply(_:)``.
     public init(
-        position: Int64, at: Date, kind: Kind, scope: Scope, appID: UUID? = nil, userID: String? = nil, sessionID: UUID? = nil,
+        eventID: String, at: Date, kind: Kind, scope: Scope, appID: UUID? = nil, userID: String? = nil, sessionID: UUID? = nil,
         sessionIDs: [UUID] = [], providerID: UUID? = nil, keyID: UUID? = nil, generation: Int64? = nil, reason: String? = nil
     ) {
-        self.position = position
+        self.eventID = eventID
         self.at = at
         self.kind = kind
         self.scope = scope
@@ -87,41 +88,54 @@ public struct SessionEnding: Sendable, Hashable {
         self.reason = reason
     }
 
-    /// Reads an entry's `data`; `nil` when it is not a JSON object with an integer `position` and
-    /// `at` and string `kind` and `scope`, or a member has the wrong type.
-    init?(data: String) {
-        guard let members = try? StrictJSON().parseObject(Array(data.utf8)),
-            let position = members["position"]?.integer, let at = members["at"]?.integer,
-            let kind = members["kind"]?.string, let scope = members["scope"]?.string
+    /// Reads an event of `type` from its `data` line; `nil` for a type that ends no session
+    /// (`user.deleted`: each of its sessions had its `session.ended`), or when the event is not
+    /// what that type's documentation says (a member missing or of the wrong type).
+    init?(type: String, data: String) {
+        guard let event = try? StrictJSON().parseObject(Array(data.utf8)),
+            let eventID = event["id"]?.string, let time = event["time"]?.string,
+            let at = try? Date(time, strategy: .iso8601), let appID = event["app_id"]?.string.flatMap(UUID.init(uuidString:)),
+            let members = event["data"]?.object
         else { return nil }
+        guard event["user_id"] == nil || event["user_id"]?.string != nil else { return nil }
+        var userID = event["user_id"]?.string
         func uuid(_ name: String) -> UUID?? {
             guard let member = members[name] else { return .some(nil) }
             return member.string.flatMap(UUID.init(uuidString:)).map { .some($0) }
         }
-        guard let appID = uuid("app"), let sessionID = uuid("sid"), let providerID = uuid("provider_id"), let keyID = uuid("key_id")
-        else { return nil }
+        var kind: Kind
+        var scope: Scope
+        var sessionID: UUID?
         var sessionIDs: [UUID] = []
-        if let list = members["sids"] {
-            guard let elements = list.array else { return nil }
-            for element in elements {
+        var generation: Int64?
+        var providerID: UUID?
+        var keyID: UUID?
+        switch type {
+        case "session.ended":
+            guard let id = uuid("session_id"), let id, let ending = members["kind"]?.string else { return nil }
+            (kind, scope, sessionID) = (Kind(rawValue: ending), .session, id)
+        case "user.suspended":
+            guard let list = members["ended_session_ids"]?.array else { return nil }
+            for element in list {
                 guard let id = element.string.flatMap(UUID.init(uuidString:)) else { return nil }
                 sessionIDs.append(id)
             }
+            (kind, scope) = (.suspended, .user)
+        case "cutoff.set":
+            guard let scopeName = members["scope"]?.string, let value = members["generation"]?.integer,
+                let provider = uuid("provider_id"), let key = uuid("key_id"),
+                members["user_id"] == nil || members["user_id"]?.string != nil
+            else { return nil }
+            (kind, scope, generation, providerID, keyID) = (.cutOff, Scope(rawValue: scopeName), value, provider, key)
+            userID = members["user_id"]?.string ?? userID
+        default:
+            return nil
         }
-        let generation = members["generation"]?.integer
-        guard members["generation"] == nil || generation != nil else { return nil }
-        guard members["sub"] == nil || members["sub"]?.string != nil else { return nil }
-        self.position = position
-        self.at = Date(timeIntervalSince1970: Double(at))
-        self.kind = Kind(rawValue: kind)
-        self.scope = Scope(rawValue: scope)
-        self.appID = appID
-        self.userID = members["sub"]?.string
-        self.sessionID = sessionID
-        self.sessionIDs = sessionIDs
-        self.providerID = providerID
-        self.keyID = keyID
-        self.generation = generation
-        self.reason = members["reason"]?.string
+        self.init(
+            eventID: eventID, at: at, kind: kind, scope: scope, appID: appID, userID: userID, sessionID: sessionID,
+            sessionIDs: sessionIDs, providerID: providerID, keyID: keyID, generation: generation, reason: members["reason"]?.string)
     }
+
+    /// The event types that end sessions, the stream's filter.
+    static let eventTypes = ["session.ended", "user.suspended", "cutoff.set"]
 }

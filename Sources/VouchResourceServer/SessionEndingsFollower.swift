@@ -5,14 +5,14 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Follows Vouch's stream of session endings (`GET /events/sessions`) into a ``SessionEndings``,
-/// so that a verifier refuses the tokens of a session within a second or so of its end rather
-/// than at the token's expiry.
+/// Follows Vouch's stream of security events (`GET /events`), filtered to the events that end
+/// sessions, into a ``SessionEndings``, so that a verifier refuses the tokens of a session within
+/// a second or so of its end rather than at the token's expiry.
 ///
 /// ``run()`` holds one long-lived connection and returns only when its task is cancelled: on any
 /// disconnection it waits the server's `retry` (1 s from Vouch), doubled per failure in a row up
 /// to a ceiling, with jitter so that many services do not come back at once, and resumes after the
-/// last entry it read (`Last-Event-ID`), so nothing is missed while it was away. Without a position
+/// last event it read (`Last-Event-ID`), so nothing is missed while it was away. Without one
 /// Vouch starts with the last 10 minutes: enough to cover every token still alive.
 public final class SessionEndingsFollower: Sendable {
     private struct State: Sendable {
@@ -22,7 +22,7 @@ public final class SessionEndingsFollower: Sendable {
         var connections = 0
     }
 
-    /// The stream's URL: `<Vouch's URL>/events/sessions`.
+    /// The stream's URL: `<Vouch's URL>/events?types=session.ended,user.suspended,cutoff.set`.
     public let streamURL: URL
     private let credential: String
     private let endings: SessionEndings
@@ -34,14 +34,16 @@ public final class SessionEndingsFollower: Sendable {
     ///   - vouchURL: Vouch's public URL (the issuer).
     ///   - credential: a service credential of the app (`vsc_...`); sent as a bearer token, never logged.
     ///   - endings: where entries are applied, usually the verifier's ``AccessTokenVerifier/endings``.
-    ///   - lastEventID: a position kept from an earlier run, to resume after it.
+    ///   - lastEventID: an event id kept from an earlier run (``lastEventID``), to resume after it.
     ///   - maximumReconnectionDelay: the ceiling of the backoff between attempts.
     ///   - logger: connections and failures (warnings); never the credential.
     public init(
         vouchURL: URL, credential: String, endings: SessionEndings, lastEventID: String? = nil,
         maximumReconnectionDelay: Duration = .seconds(5), logger: Logger = Logger(label: "VouchResourceServer.SessionEndingsFollower")
     ) {
-        self.streamURL = vouchURL.appendingPathComponent("events").appendingPathComponent("sessions")
+        var components = URLComponents(url: vouchURL.appendingPathComponent("events"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: "types", value: SessionEnding.eventTypes.joined(separator: ","))]
+        self.streamURL = components?.url ?? vouchURL.appendingPathComponent("events")
         self.credential = credential
         self.endings = endings
         self.maximumReconnectionDelay = maximumReconnectionDelay
@@ -52,10 +54,10 @@ public final class SessionEndingsFollower: Sendable {
     /// Whether a stream is open now: a readiness check may want it before trusting offline checks.
     public var isConnected: Bool { state.withLock { $0.isConnected } }
 
-    /// The position of the last entry read: where a reconnection resumes.
+    /// The stream's `id` of the last event read: where a reconnection resumes.
     public var lastEventID: String? { state.withLock { $0.lastEventID } }
 
-    /// How many `session.ended` entries were applied since the follower was made.
+    /// How many events that end sessions were applied since the follower was made.
     public var appliedEntryCount: Int { state.withLock { $0.appliedEntries } }
 
     /// How many times a stream was opened (answered 200) since the follower was made.
@@ -154,18 +156,18 @@ public final class SessionEndingsFollower: Sendable {
         return opened
     }
 
-    /// Applies an event, then moves the position past it: a disconnection between the two
-    /// replays the entry, which applying twice allows.
+    /// Applies an event, then moves past it: a disconnection between the two replays the event,
+    /// which applying twice allows. An event of another type is passed over.
     private func apply(_ event: ServerSentEvent) {
         var applied = false
-        if event.type == "session.ended" {
-            if let ending = SessionEnding(data: event.data) {
+        if SessionEnding.eventTypes.contains(event.type) {
+            if let ending = SessionEnding(type: event.type, data: event.data) {
                 endings.apply(ending)
                 applied = true
             } else {
                 // Not understood, so not applied; skipped rather than retried, since the same bytes
                 // would come back. Loud, because a session this entry ended may still be accepted.
-                logger.warning("an ending entry could not be read; skipped", metadata: ["id": "\(event.lastEventID)"])
+                logger.warning("an ending event could not be read; skipped", metadata: ["id": "\(event.lastEventID)"])
             }
         }
         state.withLock {

@@ -116,7 +116,7 @@ public enum VouchServer {
         router.addRoutes(
             IntrospectionRoutes(credentials: credentials, store: store, ring: ring, clock: clocks.now, metrics: metrics).routes)
         router.addRoutes(
-            SessionEventRoutes(credentials: credentials, store: store, streams: eventStreams, clock: clocks.now).routes)
+            SecurityEventRoutes(credentials: credentials, store: store, streams: eventStreams, clock: clocks.now).routes)
         router.addRoutes(MetricsRoute(metrics: metrics).routes)
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
@@ -150,6 +150,6 @@ public enum VouchServer {
         let outbound: OutboundPolicy
     }
 
-    /// The most streams of `GET /events/sessions` one instance serves at once.
+    /// The most streams of `GET /events` (its filters included) one instance serves at once.
     static let maximumEventStreams = 256
 }

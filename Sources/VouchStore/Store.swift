@@ -258,11 +258,6 @@ public protocol Store: Sendable {
     /// each), or `nil` when the app has no such user.
     func userData(appID: UUID, userID: String) async throws -> UserDataExport?
 
-    // MARK: What a suspension ended
-    /// The public ids of the user's sessions that a suspension logged at `endedAt` ended (ended at
-    /// that second with `.userSuspended`), so that a reader of the log of endings can name them.
-    func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID]
-
     /// Cheap round trip for `GET /health`.
     func ping() async throws
     /// Releases the database; the store must not be used afterwards.

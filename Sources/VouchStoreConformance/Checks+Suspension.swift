@@ -184,41 +184,4 @@ extension StoreConformance {
         }
     }
 
-    /// The ids a suspension ended are exactly the user's sessions ended at its second with
-    /// `.userSuspended`: not the ones ended before or otherwise, not another user's.
-    func suspendedSessionIDsNamed() async throws {
-        try await withStore { store in
-            let app = try await store.addApp()
-            let (live1, live2) = (newSession(app: app.id, user: "u"), newSession(app: app.id, user: "u"))
-            let revoked = newSession(app: app.id, user: "u")
-            let signedOut = newSession(app: app.id, user: "u")
-            let expired = newSession(app: app.id, user: "u", expiresAt: t0 + 10)
-            let bystander = newSession(app: app.id, user: "v")
-            for session in [live1, live2, revoked, signedOut, expired, bystander] { _ = try await store.createSession(session) }
-            try await store.revokeSession(tokenHash: revoked.tokenHash, now: t0 + 5)
-            // Ended in the suspension's very second, but signed out.
-            #expect(try await store.endSession(sessionID: signedOut.sessionID, owner: nil, reason: .signedOut, now: t0 + 50) != nil)
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "u", endedAt: t0 + 50) == [])
-
-            _ = try await store.setSuspended(appID: app.id, userID: "u", suspended: true, now: t0 + 50)
-            let ended = [live1.sessionID, live2.sessionID].sorted { $0.uuidString < $1.uuidString }
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "u", endedAt: t0 + 50) == ended, "ascending")
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "u", endedAt: t0 + 49) == [])
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "v", endedAt: t0 + 50) == [])
-            #expect(try await store.suspendedSessionIDs(appID: UUID(), userID: "u", endedAt: t0 + 50) == [])
-
-            // Another user suspended in the same second: each suspension names its own.
-            _ = try await store.setSuspended(appID: app.id, userID: "v", suspended: true, now: t0 + 50)
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "v", endedAt: t0 + 50) == [bystander.sessionID])
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "u", endedAt: t0 + 50) == ended)
-
-            // Suspended again later: that suspension ended only the session made since.
-            _ = try await store.setSuspended(appID: app.id, userID: "u", suspended: false, now: t0 + 60)
-            let later = newSession(app: app.id, user: "u", createdAt: t0 + 70)
-            _ = try await store.createSession(later)
-            _ = try await store.setSuspended(appID: app.id, userID: "u", suspended: true, now: t0 + 80)
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "u", endedAt: t0 + 80) == [later.sessionID])
-            #expect(try await store.suspendedSessionIDs(appID: app.id, userID: "u", endedAt: t0 + 50) == ended)
-        }
-    }
 }

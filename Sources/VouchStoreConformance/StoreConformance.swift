@@ -97,9 +97,6 @@ public struct StoreConformance: Sendable {
         Check(name: "revokeSession(s): ends live sessions only") { try await $0.revocation() },
         Check(name: "sessionLookup: the session with its user, read together") { try await $0.sessionLookup() },
         Check(name: "activeSessionCount: excludes expired and ended sessions") { try await $0.activeSessionCount() },
-        Check(name: "suspendedSessionIDs: the user's sessions its suspension ended, ascending, no others") {
-            try await $0.suspendedSessionIDsNamed()
-        },
     ]
 
     static let housekeepingChecks: [Check] = [

@@ -86,20 +86,6 @@ extension PostgresStore {
         return ended
     }
 
-    /// Found through the sessions' index by user (`sessions_by_user`).
-    public func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
-        try await single("suspendedSessionIDs") { db in
-            try await db.rows(
-                """
-                SELECT session_id FROM sessions
-                WHERE app_id = \(appID) AND user_id = \(userID) AND ended_at = \(endedAt)
-                  AND end_reason = \(SessionEndReason.userSuspended.rawValue)
-                ORDER BY session_id
-                """
-            ).map { try PostgresRecordRow($0).uuid("session_id") }
-        }
-    }
-
     /// Ends the user's sessions that are neither ended nor expired at `now` (an ended session
     /// keeps its first reason), and, when `logged`, appends the user's `.suspended` entry once
     /// the sessions' rows are locked. Returns the sessions it ended, ordered by id.

@@ -45,17 +45,15 @@ struct DocumentationExampleTests {
                 try await client.execute(uri: "/rooms/lobby/messages", method: .get) { response in
                     #expect(response.status == .unauthorized)
                 }
-                let ending = [
-                    "kind": "revoked", "scope": "session", "app": TestClaims.appID.uuidString, "sub": "alice", "sid": claims.sessionID.uuidString,
-                ]
-                vouch.sendEnding(id: 1, ending)
+                let ending = ["session_id": claims.sessionID.uuidString, "kind": "revoked", "actor": "operator"]
+                vouch.sendEvent(id: 1, "session.ended", ending)
                 let lastSent = Shared(ContinuousClock.now)
                 try await eventually("the session to end") {
                     // A follower that reconnected since (its 45 s read timeout passes on a loaded
                     // machine: this fixture sends no keep-alive) missed it, and this fixture
                     // replays nothing as Vouch would: it is sent again, the same entry, each second.
                     if ContinuousClock.now - lastSent.value > .seconds(1) {
-                        vouch.sendEnding(id: 1, ending)
+                        vouch.sendEvent(id: 1, "session.ended", ending)
                         lastSent.set(ContinuousClock.now)
                     }
                     return try await client.execute(uri: "/rooms/lobby/messages", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in

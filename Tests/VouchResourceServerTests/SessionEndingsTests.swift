@@ -35,12 +35,12 @@ struct SessionEndingsTests {
                 #expect(connection.authorization == "Bearer vsc_test-credential")
                 #expect(connection.accept == "text/event-stream")
                 #expect(connection.lastEventID == nil)
-                vouch.sendEnding(
-                    id: 41,
-                    [
-                        "kind": "signed_out", "scope": "session", "app": TestClaims.appID.uuidString.lowercased(), "sub": "alice",
-                        "sid": claims.sessionID.uuidString.lowercased(),
-                    ])
+                #expect(connection.types == "session.ended,user.suspended,cutoff.set")
+                // An event that ends nothing is passed over.
+                vouch.sendEvent(id: 40, "session.created", ["session_id": UUID().uuidString.lowercased()])
+                vouch.sendEvent(
+                    id: 41, "session.ended",
+                    ["session_id": claims.sessionID.uuidString.lowercased(), "kind": "signed_out", "actor": "user"])
                 try await eventually("the entry") { follower.appliedEntryCount == 1 }
                 #expect(follower.lastEventID == "41")
                 await expectRejection(.sessionEnded, verifier, token)
@@ -57,12 +57,7 @@ struct SessionEndingsTests {
             let sessions = (0..<3).map { _ in UUID() }
             let tokens = sessions.map { id in vouch.token(clock: clock) { $0.sessionID = id } }
             try await following(vouch, verifier) { follower in
-                vouch.sendEnding(
-                    id: 1,
-                    [
-                        "kind": "suspended", "scope": "user", "app": TestClaims.appID.uuidString.lowercased(), "sub": "alice",
-                        "sids": sessions[..<2].map { $0.uuidString.lowercased() },
-                    ])
+                vouch.sendEvent(id: 1, "user.suspended", ["ended_session_ids": sessions[..<2].map { $0.uuidString.lowercased() }])
                 try await eventually("the entry") { follower.appliedEntryCount == 1 }
                 await expectRejection(.sessionEnded, verifier, tokens[0])
                 await expectRejection(.sessionEnded, verifier, tokens[1])
@@ -100,10 +95,10 @@ struct SessionEndingsTests {
             try await following(vouch, verifier) { follower in
                 // Each scope in turn: generation 5 ends the tokens at 4, not those at 5.
                 let entries: [[String: Any]] = [
-                    ["kind": "cut_off", "scope": "provider", "provider_id": provider.uuidString.lowercased(), "generation": 5],
-                    ["kind": "cut_off", "scope": "key", "key_id": key.uuidString.lowercased(), "generation": 5],
-                    ["kind": "cut_off", "scope": "user", "app": app, "sub": "alice", "generation": 5, "reason": "stolen laptop"],
-                    ["kind": "cut_off", "scope": "app", "app": app, "generation": 5],
+                    ["scope": "provider", "provider_id": provider.uuidString.lowercased(), "generation": 5, "sessions_ended": 1],
+                    ["scope": "key", "key_id": key.uuidString.lowercased(), "generation": 5, "sessions_ended": 1],
+                    ["scope": "user", "user_id": "alice", "generation": 5, "reason": "stolen laptop", "sessions_ended": 1],
+                    ["scope": "app", "generation": 5, "sessions_ended": 1],
                 ]
                 for (index, entry) in entries.enumerated() {
                     let scope = entry["scope"] as! String
@@ -116,13 +111,13 @@ struct SessionEndingsTests {
                     default: below = token(generation: 4, user: "bob", provider: nil, key: nil)
                     }
                     _ = try await verifier.verify(below)
-                    vouch.sendEnding(id: index + 1, entry)
+                    vouch.sendEvent(id: index + 1, "cutoff.set", user: scope == "user" ? "alice" : nil, entry)
                     try await eventually("entry \(index + 1)") { follower.appliedEntryCount == index + 1 }
                     await expectRejection(.sessionEnded, verifier, below)
                     _ = try await verifier.verify(token(generation: 5, user: scope == "app" ? "bob" : "alice"))
                 }
                 // A lower generation arriving later changes nothing.
-                vouch.sendEnding(id: 9, ["kind": "cut_off", "scope": "app", "app": app, "generation": 2])
+                vouch.sendEvent(id: 9, "cutoff.set", user: nil, ["scope": "app", "generation": 2, "sessions_ended": 0])
                 try await eventually("the late entry") { follower.appliedEntryCount == 5 }
                 await expectRejection(.sessionEnded, verifier, token(generation: 4, user: "carol", provider: nil, key: nil))
             }
@@ -137,21 +132,15 @@ struct SessionEndingsTests {
             vouch.setStreamPreamble(": hello\nretry: 20\n\n")
             let sid = UUID()
             try await following(vouch, verifier) { follower in
-                vouch.sendEnding(
-                    id: 7, ["kind": "revoked", "scope": "session", "app": TestClaims.appID.uuidString.lowercased(), "sub": "alice", "sid": UUID().uuidString])
+                vouch.sendEvent(id: 7, "session.ended", ["session_id": UUID().uuidString.lowercased(), "kind": "revoked", "actor": "operator"])
                 try await eventually("the entry") { follower.lastEventID == "7" }
                 // An event cut by the hang-up is dropped, and comes again after Last-Event-ID.
-                vouch.send("id: 8\nevent: session.ended\ndata: {\"position\":8")
+                vouch.send("id: 8\nevent: session.ended\ndata: {\"id\":\"8\"")
                 vouch.hangUp()
                 try await eventually("the reconnection") { vouch.streamConnections.count == 2 && follower.isConnected }
                 #expect(vouch.streamConnections[1].lastEventID == "7")
                 #expect(follower.connectionCount == 2)
-                vouch.sendEnding(
-                    id: 8,
-                    [
-                        "kind": "revoked", "scope": "session", "app": TestClaims.appID.uuidString.lowercased(), "sub": "alice",
-                        "sid": sid.uuidString.lowercased(),
-                    ])
+                vouch.sendEvent(id: 8, "session.ended", ["session_id": sid.uuidString.lowercased(), "kind": "revoked", "actor": "operator"])
                 try await eventually("the replayed entry") { follower.lastEventID == "8" }
                 await expectRejection(.sessionEnded, verifier, vouch.token(clock: clock) { $0.sessionID = sid })
             }
@@ -195,7 +184,7 @@ struct SessionEndingsTests {
         let provider = UUID()
         let key = UUID()
         func cutoff(_ scope: SessionEnding.Scope, app: UUID? = nil, user: String? = nil, provider: UUID? = nil, key: UUID? = nil) -> SessionEnding {
-            SessionEnding(position: 1, at: Date(), kind: .cutOff, scope: scope, appID: app, userID: user, providerID: provider, keyID: key, generation: 5)
+            SessionEnding(eventID: "1", at: Date(), kind: .cutOff, scope: scope, appID: app, userID: user, providerID: provider, keyID: key, generation: 5)
         }
         endings.apply(cutoff(.app, app: app))
         endings.apply(cutoff(.user, app: TestClaims.appID, user: "alice"))
@@ -222,8 +211,8 @@ struct SessionEndingsTests {
         let clock = TestClock()
         let endings = SessionEndings(now: clock.closure)
         let sid = UUID()
-        endings.apply(SessionEnding(position: 1, at: Date(), kind: .revoked, scope: .session, appID: TestClaims.appID, userID: "alice", sessionID: sid))
-        endings.apply(SessionEnding(position: 2, at: Date(), kind: .cutOff, scope: .app, appID: TestClaims.appID, generation: 3))
+        endings.apply(SessionEnding(eventID: "1", at: Date(), kind: .revoked, scope: .session, appID: TestClaims.appID, userID: "alice", sessionID: sid))
+        endings.apply(SessionEnding(eventID: "2", at: Date(), kind: .cutOff, scope: .app, appID: TestClaims.appID, generation: 3))
         let token = VerifiedAccessToken(
             userID: "alice", appID: TestClaims.appID, sessionID: sid, audience: "a", issuedAt: Date(), expiresAt: Date(), tokenID: "j",
             generations: AccessTokenGenerations(app: 3, user: 1))

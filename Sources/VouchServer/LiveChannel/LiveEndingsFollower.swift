@@ -27,7 +27,7 @@ struct LiveEndingsFollower: Service {
     let hub: LiveHub
     let signal: LiveWakeSignal
     let logger: Logger
-    /// The streams of `GET /events/sessions`, woken when the log moves and ended at shutdown.
+    /// The streams of `GET /events`, woken when the log moves and ended at shutdown.
     var eventStreams: SessionEventStreams? = nil
     /// Told whether the feed is listening (tests and health).
     var feedConnected: @Sendable (Bool) -> Void = { _ in }

@@ -347,10 +347,6 @@ struct InstrumentedStore: Store {
         try await timed(.userData) { try await base.userData(appID: appID, userID: userID) }
     }
 
-    func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
-        try await timed(.suspendedSessionIDs) { try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt) }
-    }
-
     func liveSessionCount(now: Int64) async throws -> Int {
         try await timed(.liveSessionCount) { try await base.liveSessionCount(now: now) }
     }

@@ -9,7 +9,7 @@ enum StoreOperation: String, CaseIterable, Sendable {
         cutOff, cutoff, liveSessionCountOfTarget, secret, appendAudit, auditEntries, purgeAudit, purgeExpired, liveSessionCount, ping,
         close, purgeSessionEndings, sessionEndings, createLiveTicket, consumeLiveTicket, signingKeys, addSigningKey,
         deleteSigningKeys, createServiceCredential, serviceCredential, serviceCredentials, revokeServiceCredential,
-        suspendedSessionIDs, createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
+        createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
         deleteWebhookEndpoint, securityEvents, claimWebhookDeliveries, finishWebhookAttempt, webhookDeliveries,
         replayWebhookDelivery, purgeSecurityEvents, eraseUser, userData,
         securityEventCursor

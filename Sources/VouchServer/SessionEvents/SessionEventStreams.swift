@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// The open streams of `GET /events/sessions` on this instance, each woken when the log of
-/// endings has moved (the follower of the log calls `wakeAll`) so that it reads what is new.
+/// The open streams of `GET /events` (and `/events/sessions`) on this instance, each woken when
+/// the log of endings has moved (the follower of the log calls `wakeAll`: the events of an ending
+/// were written with it) so that it reads what is new.
 /// Bounded: past `limit` streams a new one is refused rather than queued.
 final class SessionEventStreams: Sendable {
     struct Subscription: Sendable {

@@ -70,21 +70,6 @@ extension SQLiteStore {
         return ended
     }
 
-    /// Found as `revokeSessions` finds the sessions it ends (`UserSessionStatements`), on the
-    /// queued reader like the count: it reads the index entry of every session live at `endedAt`.
-    /// Sorted here by their 16 bytes, the order of the column (and of PostgreSQL's `uuid`).
-    public func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
-        let ids = try await read("suspendedSessionIDs", inline: false) { db in
-            try db.rows(
-                UserSessionStatements.endedAt,
-                [.uuid(appID), .text(userID), .int64(endedAt), .text(SessionEndReason.userSuspended.rawValue)]
-            ).map { try $0.uuid("session_id") }
-        }
-        return ids.sorted { first, second in
-            withUnsafeBytes(of: first.uuid) { first in withUnsafeBytes(of: second.uuid) { first.lexicographicallyPrecedes($0) } }
-        }
-    }
-
     /// `user.suspended` naming the sessions the suspension ended, then a `session.ended` for each.
     private static func recordSuspension(appID: UUID, userID: String, at now: Int64, _ db: SQLiteRunner) throws {
         let ids = try db.rows(

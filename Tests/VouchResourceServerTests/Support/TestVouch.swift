@@ -13,6 +13,8 @@ final class TestVouch: Sendable {
         let authorization: String?
         let lastEventID: String?
         let accept: String?
+        /// `?types=` of the request.
+        let types: String?
     }
 
     private struct State: Sendable {
@@ -69,12 +71,18 @@ final class TestVouch: Sendable {
         for stream in state.withLock({ $0.streams }) { stream.yield(text) }
     }
 
-    /// Sends one `session.ended` entry.
-    func sendEnding(id: Int, _ data: [String: Any]) {
-        var data = data
-        data["position"] = data["position"] ?? id
-        data["at"] = data["at"] ?? 1_800_000_000
-        send("id: \(id)\nevent: session.ended\ndata: \(jsonText(data))\n\n")
+    /// Sends one security event as Vouch's stream does: `type`, with `data`, about `user` (none for
+    /// an event about the app's catalogue).
+    func sendEvent(id: Int, _ type: String, user: String? = "alice", app: UUID = TestClaims.appID, _ data: [String: Any]) {
+        var event: [String: Any] = [
+            "id": UUID().uuidString.lowercased(), "type": type, "time": "2027-01-15T08:00:00Z",
+            "app_id": app.uuidString.lowercased(), "data": data,
+        ]
+        if let user {
+            event["user_id"] = user
+            event["sequence"] = id
+        }
+        send("id: \(id)\nevent: \(type)\ndata: \(jsonText(event))\n\n")
     }
 
     /// Ends every open stream (the server hangs up).
@@ -110,7 +118,7 @@ final class TestVouch: Sendable {
     private func streamResponse(_ request: Request) -> Response {
         let connection = StreamConnection(
             authorization: request.headers[.authorization], lastEventID: request.headers.first { $0.name.canonicalName == "last-event-id" }?.value,
-            accept: request.headers[.accept])
+            accept: request.headers[.accept], types: request.uri.queryParameters.get("types"))
         let (preamble, credential) = state.withLock { state in
             state.streamConnections.append(connection)
             return (state.streamPreamble, state.credential)
@@ -147,7 +155,7 @@ final class TestVouch: Sendable {
             vouch.value!.state.withLock { $0.attackerRequests += 1 }
             return Response(status: .ok)
         }
-        router.get("/events/sessions") { request, _ in vouch.value!.streamResponse(request) }
+        router.get("/events") { request, _ in vouch.value!.streamResponse(request) }
         router.get("/redirect/jwks.json") { _, _ in
             Response(status: .found, headers: [.location: "/.well-known/jwks.json"])
         }

@@ -3,14 +3,17 @@ import Foundation
 import NIOCore
 import VouchTestSupport
 
-/// A real reader of `GET /events/sessions` for the tests: one HTTP response read as server-sent
-/// events (`id`, `event`, `data` lines; comments skipped), each delivered as it arrives.
+/// A real reader of `GET /events` (or its filter `/events/sessions`) for the tests: one HTTP
+/// response read as server-sent events (`id`, `event`, `data` lines; comments skipped), each
+/// delivered as it arrives.
 final class EventStreamReader: Sendable {
     struct Event: Sendable {
         let id: String?
         let name: String?
         let data: String
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:] }
+        /// The event's `data` member.
+        var members: [String: Any] { json["data"] as? [String: Any] ?? [:] }
     }
 
     let status: Int
@@ -19,9 +22,11 @@ final class EventStreamReader: Sendable {
     private let received = Shared<(events: [Event], taken: Int, ended: Bool)>(([], 0, false))
     private let reading: Task<Void, Never>
 
-    /// Opens the stream; `lastEventID` resumes after that position.
-    init(server: LiveServer, credential: String, lastEventID: String? = nil, query: String = "") async throws {
-        var request = HTTPClientRequest(url: server.baseURL + "/events/sessions" + query)
+    /// Opens the stream at `path`; `lastEventID` resumes after that event.
+    init(
+        server: LiveServer, credential: String, lastEventID: String? = nil, path: String = "/events/sessions", query: String = ""
+    ) async throws {
+        var request = HTTPClientRequest(url: server.baseURL + path + query)
         request.headers.add(name: "Authorization", value: "Bearer \(credential)")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }

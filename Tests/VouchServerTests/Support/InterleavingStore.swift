@@ -87,9 +87,6 @@ struct InterleavingStore: Store {
     func userData(appID: UUID, userID: String) async throws -> UserDataExport? {
         try await base.userData(appID: appID, userID: userID)
     }
-    func suspendedSessionIDs(appID: UUID, userID: String, endedAt: Int64) async throws -> [UUID] {
-        try await base.suspendedSessionIDs(appID: appID, userID: userID, endedAt: endedAt)
-    }
     func registrationNonceSeen(appID: UUID, nonce: String, now: Int64) async throws -> Bool {
         try await base.registrationNonceSeen(appID: appID, nonce: nonce, now: now)
     }
