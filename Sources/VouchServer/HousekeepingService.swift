@@ -25,6 +25,14 @@ struct HousekeepingService: Service, CustomStringConvertible {
         let now = clocks.now()
         do {
             let started = ContinuousClock.now
+            // Expiries are told before expired sessions are purged, so none goes untold.
+            var expiries = 0
+            for _ in 0..<Self.expiryPagesPerRun {
+                let told = try await store.recordSessionExpiries(now: now, limit: Self.expiryPageSize)
+                expiries += told
+                if told < Self.expiryPageSize { break }
+            }
+            if expiries > 0 { logger.debug("told session expiries", metadata: ["sessions": "\(expiries)"]) }
             let expired = try await store.purgeExpired(now: now, sessionGraceSeconds: expiredSessionGraceSeconds)
             // Routine when nothing was due, worth a line when something went.
             logger.log(
@@ -53,6 +61,10 @@ struct HousekeepingService: Service, CustomStringConvertible {
     /// How long a security event is kept once no endpoint is owed it (PROTOCOL §8.17): a week, for
     /// the dashboard's list of deliveries and a replay.
     static let securityEventRetentionSeconds: Int64 = 7 * 86_400
+    /// Expiries told per transaction (`session.ended` of kind `expired`), and the most
+    /// transactions a run makes: a backlog is caught up over runs, each transaction short.
+    static let expiryPageSize = 1_000
+    static let expiryPagesPerRun = 100
 
     /// Sets the live-sessions gauge; on failure the gauge keeps its last value (the store error
     /// is counted by `InstrumentedStore`).

@@ -2,9 +2,10 @@ import Foundation
 import VouchProtocol
 
 /// A security event (PROTOCOL §8.17) as the outbox keeps it. The store writes it in the same
-/// transaction as the change it tells of, and only when an endpoint of its app subscribes to its
-/// kind, so that an event exists if and only if its change committed and a change nobody listens
-/// for costs nothing.
+/// transaction as the change it tells of, so that an event exists if and only if its change
+/// committed; `session.created`, which comes with every sign-in, only while an endpoint of its app
+/// subscribes to it (`SecurityEventKind.isWrittenWithoutSubscriber`), so that a sign-in nobody
+/// listens for costs nothing.
 public struct SecurityEventRecord: Sendable, Equatable {
     /// Random, stable across every delivery and retry: a receiver drops a repeat by it.
     public var id: UUID
@@ -38,6 +39,8 @@ public enum SessionEndedKind: String, Sendable, CaseIterable {
     case revoked
     case signedOut = "signed_out"
     case suspended
+    /// It reached its `expires_at` unended (`Store.recordSessionExpiries`).
+    case expired
 }
 
 extension SessionEndedKind {
@@ -87,9 +90,11 @@ public enum SecurityEventData {
         return text(fields)
     }
 
-    /// `session.ended`; without a session id, the fields a backend adds the id to itself.
-    public static func sessionEnded(sessionID: UUID?, kind: SessionEndedKind, actor: SecurityEventActor) -> String {
-        var fields: [String: JSONValue] = ["kind": .string(kind.rawValue), "actor": .string(actor.rawValue)]
+    /// `session.ended`; without a session id, the fields a backend adds the id to itself. An
+    /// expiry has no actor.
+    public static func sessionEnded(sessionID: UUID?, kind: SessionEndedKind, actor: SecurityEventActor?) -> String {
+        var fields: [String: JSONValue] = ["kind": .string(kind.rawValue)]
+        if let actor { fields["actor"] = .string(actor.rawValue) }
         if let sessionID { fields["session_id"] = .string(sessionID.lowercasedText) }
         return text(fields)
     }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A credential with which one of an app's own services (a chat server, a media relay) asks Vouch
-/// about the app's sessions: introspection (`POST /introspect`) and the stream of endings
-/// (`GET /events/sessions`). Only the SHA-256 of the credential is kept; it is shown once, when an
+/// about the app's sessions: introspection (`POST /introspect`) and the stream of security events
+/// (`GET /events`, and its filter `GET /events/sessions`). Only the SHA-256 of the credential is kept; it is shown once, when an
 /// operator makes it.
 public struct ServiceCredentialRecord: Sendable, Equatable {
     public var id: UUID

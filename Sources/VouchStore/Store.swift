@@ -227,6 +227,12 @@ public protocol Store: Sendable {
     /// Where a reader that wants the app's events from `since` (Unix seconds) on starts: just
     /// before the first such event, or after the last event when there is none yet.
     func securityEventCursor(appID: UUID, since: Int64) async throws -> SecurityEventCursor
+    /// Writes `session.ended` (kind `expired`, its time the session's `expires_at`) for sessions
+    /// that expired unended since the last call, up to `now`, of apps with an unpaused endpoint
+    /// subscribing to `session.ended` (an expiry comes with every session: nobody else pays for
+    /// it), at most `limit`; returns how many. The first call on a database only starts the
+    /// count at `now`. Calls from many instances never write one expiry twice.
+    func recordSessionExpiries(now: Int64, limit: Int) async throws -> Int
     /// Leases up to `limit` deliveries that are due at `now` (Unix ms) until `now + lease`: each
     /// pending, its endpoint unpaused, no lease running, and no earlier pending event of the same
     /// user owed to the same endpoint (so a user's events arrive in order). On a store shared by
@@ -250,7 +256,7 @@ public protocol Store: Sendable {
 
     // MARK: Erasure and export (`UserErasure`, `UserDataExport`)
     /// Forgets the user in one transaction: ends their live sessions (each logged and evented as
-    /// signed out by an operator), writes `user.deleted` when anyone listens, deletes their
+    /// signed out by an operator), writes `user.deleted`, deletes their
     /// sessions' rows, their live tickets and their own row, and replaces their id by `pseudonym`
     /// in the audit log's entries about them. Throws `.notFound` when the app has no such user.
     func eraseUser(appID: UUID, userID: String, pseudonym: String, now: Int64) async throws -> UserErasure

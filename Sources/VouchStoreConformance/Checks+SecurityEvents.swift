@@ -23,6 +23,9 @@ extension StoreConformance {
         Check(name: "security event stream: every kind but session.created written for anyone; read by cursor, filtered, started at a time") {
             try await $0.securityEventStream()
         },
+        Check(name: "session expiries: told once each, for subscribers only, a full page completed to its last second") {
+            try await $0.sessionExpiries()
+        },
     ]
 
     /// The JSON object of an event's `data`.
@@ -325,6 +328,56 @@ extension StoreConformance {
             #expect(later == [.userUnsuspended])
             let empty = try await store.addApp()
             #expect(try await store.securityEventCursor(appID: empty.id, since: t0) == .start)
+        }
+    }
+
+    func sessionExpiries() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let quiet = try await store.addApp()
+            try await store.createWebhookEndpoint(makeWebhookEndpoint(app: app.id, events: ["session.ended"]), limit: 20)
+            #expect(try await store.recordSessionExpiries(now: t0, limit: 10) == 0, "the first call starts the count")
+            func session(_ user: String, expiresAt: Int64, app: UUID) async throws -> NewSession {
+                let session = newSession(app: app, user: user, createdAt: t0 - 1, expiresAt: expiresAt)
+                _ = try await store.createSession(session)
+                return session
+            }
+            let first = try await session("ada", expiresAt: t0 + 10, app: app.id)
+            let revoked = try await session("ada", expiresAt: t0 + 20, app: app.id)
+            let third = try await session("bob", expiresAt: t0 + 20, app: app.id)
+            _ = try await session("ada", expiresAt: t0 + 10, app: quiet.id)
+            let later = try await session("cy", expiresAt: t0 + 100, app: app.id)
+            #expect(try await store.revokeSession(tokenHash: revoked.tokenHash, now: t0 + 5))
+            let before = try await store.settledSecurityEvents(appID: app.id, count: 1).count
+
+            #expect(try await store.recordSessionExpiries(now: t0 + 50, limit: 10) == 2)
+            #expect(try await store.recordSessionExpiries(now: t0 + 50, limit: 10) == 0, "told once")
+            let told = Array(try await store.settledSecurityEvents(appID: app.id, count: before + 2).dropFirst(before))
+            #expect(told.map(\.kind) == [.sessionEnded, .sessionEnded])
+            #expect(told.map(\.at) == [t0 + 10, t0 + 20], "at the expiry")
+            #expect(told.map(\.userID) == ["ada", "bob"])
+            for (event, session) in zip(told, [first, third]) {
+                let fields = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)).objectValue
+                #expect(fields?["session_id"] == .string(session.sessionID.uuidString.lowercased()))
+                #expect(fields?["kind"] == "expired" && fields?["actor"] == nil)
+            }
+            #expect(try await store.settledSecurityEvents(appID: quiet.id, count: 0).isEmpty, "nobody listens there")
+
+            // A page of two ends inside t0 + 200: the whole of that second is told with it.
+            var sameSecond: [NewSession] = []
+            for user in ["d", "e", "f"] { sameSecond.append(try await session(user, expiresAt: t0 + 200, app: app.id)) }
+            let last = try await session("g", expiresAt: t0 + 201, app: app.id)
+            #expect(try await store.recordSessionExpiries(now: t0 + 300, limit: 2) == 4)
+            #expect(try await store.recordSessionExpiries(now: t0 + 300, limit: 2) == 1)
+            #expect(try await store.recordSessionExpiries(now: t0 + 300, limit: 2) == 0)
+            let all = try await store.settledSecurityEvents(appID: app.id, count: before + 7)
+            let ids = all.compactMap { event -> String? in
+                guard case .string(let id)? = try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)).objectValue?["session_id"]
+                else { return nil }
+                return event.data.contains("expired") ? id : nil
+            }
+            let expected = ([first, third, later] + sameSecond + [last]).map { $0.sessionID.uuidString.lowercased() }
+            #expect(ids.count == expected.count && Set(ids) == Set(expected), "each expiry told once")
         }
     }
 }

@@ -604,6 +604,8 @@ enum PostgresMigrations {
                 "CREATE INDEX security_events_by_app_xid ON security_events (app_id, xid, position)",
                 "CREATE INDEX security_events_by_user ON security_events (app_id, user_id, position) WHERE user_id IS NOT NULL",
                 "CREATE INDEX security_events_by_app_time ON security_events (app_id, at)",
+                // How far expiries have been told (`Store.recordSessionExpiries`): one row.
+                "CREATE TABLE session_expiry_events (id integer PRIMARY KEY CHECK (id = 1), through bigint NOT NULL)",
                 """
                 CREATE OR REPLACE FUNCTION vouch_record_event(
                     p_app_id uuid, p_user_id text, p_kind text, p_at bigint, p_data text

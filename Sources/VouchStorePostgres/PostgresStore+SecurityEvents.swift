@@ -4,8 +4,9 @@ import VouchProtocol
 import VouchStore
 
 extension PostgresStore {
-    /// `vouch_record_event` (migration 8) in the caller's transaction: the event and one pending
-    /// delivery per unpaused endpoint of the app that subscribes to its kind, or nothing. A user's
+    /// `vouch_record_event` (migration 9) in the caller's transaction: the event and one pending
+    /// delivery per unpaused endpoint of the app that subscribes to its kind; nothing for
+    /// `session.created` when no endpoint subscribes to it. A user's
     /// event takes the user's row lock to number it: callers hold it already, or take it before
     /// the log of endings' lock (`SessionEndingLog`).
     static func recordEvent(
@@ -85,6 +86,56 @@ extension PostgresStore {
                 """)
             guard let row = rows.first else { throw StoreError.unavailable("COUNT returned no row") }
             return Int(try PostgresRecordRow(row).int64("n"))
+        }
+    }
+}
+
+extension PostgresStore {
+    /// The one row of `session_expiry_events` is locked first: instances sweeping at once take
+    /// turns, and the second finds the first's `through`. A full page is completed to the end of
+    /// its last second, so that the next call starts after a whole second and tells no session
+    /// twice. Users' rows are locked in expiry order by the events' numbering; a transaction that
+    /// holds one user's row waits for nothing this one holds.
+    public func recordSessionExpiries(now: Int64, limit: Int) async throws -> Int {
+        let pageSize = Int64(max(1, limit))
+        return try await transaction("recordSessionExpiries") { db in
+            try await db.execute("INSERT INTO session_expiry_events (id, through) VALUES (1, \(now)) ON CONFLICT (id) DO NOTHING")
+            guard
+                let through = try await db.rows("SELECT through FROM session_expiry_events WHERE id = 1 FOR UPDATE").first
+                    .map({ try PostgresRecordRow($0).int64("through") }), through < now
+            else { return 0 }
+            let last = try await db.rows(
+                """
+                SELECT max(expires_at) AS last, count(*)::bigint AS n FROM (
+                    SELECT s.expires_at FROM sessions s
+                    WHERE s.expires_at > \(through) AND s.expires_at <= \(now) AND s.ended_at IS NULL
+                      AND EXISTS (
+                          SELECT 1 FROM webhook_endpoints w
+                          WHERE w.app_id = s.app_id AND w.paused_at IS NULL AND 'session.ended' = ANY (string_to_array(w.events, ' ')))
+                    ORDER BY s.expires_at LIMIT \(pageSize)) AS page
+                """
+            ).first.map(PostgresRecordRow.init)
+            let reached = try last.flatMap { try $0.int64("n") >= pageSize ? $0.int64("last") : nil } ?? now
+            let told = try await db.rows(
+                """
+                WITH expired AS (
+                    SELECT s.session_id, s.app_id, s.user_id, s.expires_at FROM sessions s
+                    WHERE s.expires_at > \(through) AND s.expires_at <= \(reached) AND s.ended_at IS NULL
+                      AND EXISTS (
+                          SELECT 1 FROM webhook_endpoints w
+                          WHERE w.app_id = s.app_id AND w.paused_at IS NULL AND 'session.ended' = ANY (string_to_array(w.events, ' ')))
+                    ORDER BY s.expires_at
+                ),
+                recorded AS (
+                    SELECT vouch_record_event(
+                        e.app_id, e.user_id, 'session.ended', e.expires_at,
+                        jsonb_build_object('session_id', e.session_id, 'kind', 'expired')::text) AS queued
+                    FROM expired AS e
+                )
+                SELECT COUNT(*)::bigint AS n FROM recorded
+                """)
+            try await db.execute("UPDATE session_expiry_events SET through = \(reached) WHERE id = 1")
+            return Int(try told.first.map { try PostgresRecordRow($0).int64("n") } ?? 0)
         }
     }
 }

@@ -39,6 +39,37 @@ struct WebhookDeliveryTests {
         server.clock.advance(by: Int64(Date().timeIntervalSince1970) - server.clock.now)
     }
 
+    @Test("a session that reaches its expiry unended is told as session.ended, kind expired, at its expires_at")
+    func expiryTold() async throws {
+        try await WebhookReceiver.run { receiver in
+            try await LiveServer.run(configure: Self.quickRetries(window: .seconds(100_000_000))) { server in
+                let fixture = try await Fixture.make(server)
+                _ = try await Self.subscribe(server, fixture, url: receiver.url("/ok"), events: ["session.ended"])
+                let app = "/admin/apps/\(Fixture.bare(fixture.appID))"
+                #expect(try await server.request(.PATCH, app, body: #"{"session_ttl_seconds": 30}"#, admin: true).status == 200)
+                // The session lives its 30 s on the server's clock 40 s behind the machine's, so
+                // that its expiry is in the past of the delivery worker (the machine's clock).
+                Self.catchUp(server)
+                server.clock.advance(by: -40)
+                try await server.purges.purgeNow()
+                let session = try await DeviceAPITests.signIn(fixture, user: "alice")
+                let status = try await server.request(.GET, "/users/me", headers: DeviceAPITests.bearer(session.token))
+                let expiresAt = try #require((status.json["session"] as? [String: Any])?["expires_at"] as? String)
+                server.clock.advance(by: 40)
+                try await server.purges.purgeNow()
+                try await Self.waitFor("the expiry") { receiver.received("/ok").contains { $0.eventType == "session.ended" } }
+                let told = try #require(receiver.received("/ok").first { $0.eventType == "session.ended" }?.json)
+                #expect((told["data"] as? [String: Any])?["kind"] as? String == "expired")
+                #expect((told["data"] as? [String: Any])?["session_id"] as? String == session.id)
+                #expect((told["data"] as? [String: Any])?["actor"] == nil)
+                #expect(told["time"] as? String == expiresAt)
+                try await server.purges.purgeNow()
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(receiver.received("/ok").filter { $0.eventType == "session.ended" }.count == 1, "told once")
+            }
+        }
+    }
+
     static func waitFor(_ what: String, timeout: Duration = .seconds(20), _ condition: () -> Bool) async throws {
         guard await ProcessWait.eventually(timeout: timeout, condition) else { throw ProcessHarnessError("timed out waiting for \(what)") }
     }

@@ -7,7 +7,7 @@ extension DashboardTemplates {
         <p>It is shown this once; the server keeps only its hash and will not show it again.</p>
         <p>{{name}} <code class="copy" id="created-credential">{{credential}}</code></p>
         <p class="hint">The service sends it as <code>Authorization: Bearer vsc_…</code> to
-        <code>POST /introspect</code> and <code>GET /events/sessions</code>.</p>
+        <code>POST /introspect</code> and <code>GET /events</code>.</p>
         </section>
         {{/createdCredential}}
         <section class="card">

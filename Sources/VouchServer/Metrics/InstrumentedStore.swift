@@ -311,6 +311,10 @@ struct InstrumentedStore: Store {
         try await timed(.securityEventCursor) { try await base.securityEventCursor(appID: appID, since: since) }
     }
 
+    func recordSessionExpiries(now: Int64, limit: Int) async throws -> Int {
+        try await timed(.recordSessionExpiries) { try await base.recordSessionExpiries(now: now, limit: limit) }
+    }
+
     func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {
         try await timed(.claimWebhookDeliveries) { try await base.claimWebhookDeliveries(now: now, lease: lease, limit: limit) }
     }

@@ -12,5 +12,5 @@ enum StoreOperation: String, CaseIterable, Sendable {
         createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
         deleteWebhookEndpoint, securityEvents, claimWebhookDeliveries, finishWebhookAttempt, webhookDeliveries,
         replayWebhookDelivery, purgeSecurityEvents, eraseUser, userData,
-        securityEventCursor
+        securityEventCursor, recordSessionExpiries
 }

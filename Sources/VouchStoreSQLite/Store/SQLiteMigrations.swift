@@ -419,6 +419,8 @@ enum SQLiteMigrations {
             statements: [
                 "CREATE INDEX security_events_by_user ON security_events (app_id, user_id, position) WHERE user_id IS NOT NULL",
                 "CREATE INDEX security_events_by_app_time ON security_events (app_id, at)",
+                // How far expiries have been told (`Store.recordSessionExpiries`): one row.
+                "CREATE TABLE session_expiry_events (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL) STRICT",
             ]),
     ]
 

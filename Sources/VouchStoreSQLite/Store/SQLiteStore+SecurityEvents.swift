@@ -115,3 +115,43 @@ extension SQLiteStore {
         }
     }
 }
+
+extension SQLiteStore {
+    /// Through the sessions' expiry index: the sessions that expired in (`through`, `now`]. A
+    /// full page is completed to the end of its last second, so that the next call starts after
+    /// a whole second and tells no session twice.
+    public func recordSessionExpiries(now: Int64, limit: Int) async throws -> Int {
+        try await transaction("recordSessionExpiries", invalidating: .none) { db in
+            guard let through = try db.rows("SELECT through FROM session_expiry_events WHERE id = 1").first?.int64("through") else {
+                try db.execute("INSERT INTO session_expiry_events (id, through) VALUES (1, ?)", [.int64(now)])
+                return 0
+            }
+            guard through < now else { return 0 }
+            let expired = { (upTo: Int64, limit: Int64) in
+                try db.rows(
+                    """
+                    SELECT s.session_id, s.app_id, s.user_id, s.expires_at FROM sessions s
+                    WHERE s.expires_at > ?1 AND s.expires_at <= ?2 AND s.ended_at IS NULL
+                      AND EXISTS (
+                          SELECT 1 FROM webhook_endpoints w
+                          WHERE w.app_id = s.app_id AND w.paused_at IS NULL AND instr(' ' || w.events || ' ', ' session.ended ') > 0)
+                    ORDER BY s.expires_at LIMIT ?3
+                    """, [.int64(through), .int64(upTo), .int64(limit)])
+            }
+            var rows = try expired(now, Int64(max(1, limit)))
+            var reached = now
+            if rows.count >= max(1, limit), let last = try rows.last?.int64("expires_at") {
+                reached = last
+                rows = try expired(last, Int64.max)
+            }
+            for row in rows {
+                let (sessionID, expiresAt) = (try row.uuid("session_id"), try row.int64("expires_at"))
+                try Self.recordEvent(
+                    .sessionEnded, appID: try row.uuid("app_id"), userID: try row.text("user_id"), at: expiresAt,
+                    data: { SecurityEventData.sessionEnded(sessionID: sessionID, kind: .expired, actor: nil) }, db)
+            }
+            try db.execute("UPDATE session_expiry_events SET through = ? WHERE id = 1", [.int64(reached)])
+            return rows.count
+        }
+    }
+}

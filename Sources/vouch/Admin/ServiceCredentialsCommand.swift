@@ -8,10 +8,11 @@ import VouchProtocol
 struct ServiceCredentialsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "service-credentials",
-        abstract: "Credentials for an app's services: introspection and the stream of endings (admin API).",
+        abstract: "Credentials for an app's services: introspection and the stream of security events (admin API).",
         discussion: """
             A service sends its credential as `Authorization: Bearer vsc_…` to POST /introspect and \
-            GET /events/sessions. Give each service its own, so that one can be revoked alone.
+            GET /events (the app's security events; GET /events/sessions, those that end sessions). Give each service its \
+            own, so that one can be revoked alone.
             """,
         subcommands: [Create.self, List.self, Revoke.self]
     )

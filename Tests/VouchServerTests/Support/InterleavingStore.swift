@@ -67,6 +67,9 @@ struct InterleavingStore: Store {
     ) async throws -> [(cursor: SecurityEventCursor, event: SecurityEventRecord)] {
         try await base.securityEvents(appID: appID, after: cursor, kinds: kinds, limit: limit)
     }
+    func recordSessionExpiries(now: Int64, limit: Int) async throws -> Int {
+        try await base.recordSessionExpiries(now: now, limit: limit)
+    }
     func securityEventCursor(appID: UUID, since: Int64) async throws -> SecurityEventCursor {
         try await base.securityEventCursor(appID: appID, since: since)
     }
