@@ -130,3 +130,87 @@ struct OutboundHTTPClientTests {
         #expect(!detail.isEmpty)
     }
 }
+
+/// Kept-alive connections: an endpoint's next delivery reuses the last one's connection, unless
+/// its answer was cut short or the receiver asked to close, and a kept connection the receiver
+/// dropped meanwhile costs a new connection, not a failed delivery.
+@Suite("Outbound HTTP: connections kept for the next request")
+struct OutboundConnectionReuseTests {
+    static func withReceiver(idleTimeout: TimeAmount? = nil, _ body: @Sendable (_ port: Int) async throws -> Void) async throws {
+        let router = Router()
+        router.post("/ok") { request, _ -> Response in
+            _ = try await request.body.collect(upTo: 1 << 20)
+            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "thanks")))
+        }
+        router.post("/close") { request, _ -> Response in
+            _ = try await request.body.collect(upTo: 1 << 20)
+            return Response(status: .ok, headers: [.connection: "close"])
+        }
+        router.post("/huge") { _, _ -> Response in WebhookReceiver.gigabyteAnswer() }
+        var logger = Logger(label: "outbound-receiver")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        try await app.test(.live) { client in try await body(client.port!) }
+    }
+
+    @Test("five deliveries to one receiver open one connection; a cut answer or Connection: close opens a new one")
+    func reused() async throws {
+        try await Self.withReceiver { port in
+            let client = OutboundHTTPClient()
+            let ok = try await OutboundHTTPClientTests.destination(port: port, path: "/ok")
+            for _ in 0..<5 {
+                #expect(await client.post(OutboundHTTPClientTests.body, to: ok, headers: []) == .answered(status: 200, body: Array("thanks".utf8)))
+            }
+            #expect(client.pool.openedCount == 1)
+            #expect(client.pool.count == 1)
+
+            let close = try await OutboundHTTPClientTests.destination(port: port, path: "/close")
+            #expect(await client.post(OutboundHTTPClientTests.body, to: close, headers: []) == .answered(status: 200, body: []))
+            #expect(client.pool.count == 0, "the receiver asked to close: not kept")
+            _ = await client.post(OutboundHTTPClientTests.body, to: ok, headers: [])
+            #expect(client.pool.openedCount == 2)
+
+            let huge = try await OutboundHTTPClientTests.destination(port: port, path: "/huge")
+            _ = await client.post(OutboundHTTPClientTests.body, to: huge, headers: [])
+            #expect(client.pool.count == 0, "an answer read only in part leaves the connection unusable: closed")
+            _ = await client.post(OutboundHTTPClientTests.body, to: ok, headers: [])
+            #expect(client.pool.openedCount == 3)
+            client.pool.closeAll()
+            #expect(client.pool.count == 0)
+        }
+    }
+
+    @Test("a kept connection the receiver closed while idle: the delivery goes through on a new one")
+    func droppedWhileIdle() async throws {
+        try await Self.withReceiver(idleTimeout: .seconds(1)) { port in
+            let client = OutboundHTTPClient()
+            let ok = try await OutboundHTTPClientTests.destination(port: port, path: "/ok")
+            let first = await client.post(OutboundHTTPClientTests.body, to: ok, headers: [])
+            #expect(first == .answered(status: 200, body: Array("thanks".utf8)), "\(first)")
+            // Past the receiver's idle timeout: it has closed the kept connection.
+            try await Task.sleep(for: .seconds(2))
+            #expect(await client.post(OutboundHTTPClientTests.body, to: ok, headers: []) == .answered(status: 200, body: Array("thanks".utf8)))
+            #expect(client.pool.openedCount == 2)
+        }
+    }
+
+    @Test("the pool keeps a few per destination, drops what idled too long, and never hands out a closed one")
+    func bounded() async throws {
+        try await Self.withReceiver { port in
+            let pool = OutboundConnectionPool(maximumPerDestination: 2, maximumTotal: 3, idleTimeout: .milliseconds(300))
+            let client = OutboundHTTPClient(pool: pool)
+            let ok = try await OutboundHTTPClientTests.destination(port: port, path: "/ok")
+            async let first = client.post(OutboundHTTPClientTests.body, to: ok, headers: [])
+            async let second = client.post(OutboundHTTPClientTests.body, to: ok, headers: [])
+            async let third = client.post(OutboundHTTPClientTests.body, to: ok, headers: [])
+            _ = await (first, second, third)
+            #expect(pool.openedCount == 3 && pool.count == 2, "three at once, two kept")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(pool.take(OutboundConnectionPool.Key(ok)) == nil, "idle too long")
+            #expect(pool.count == 0)
+        }
+    }
+}
