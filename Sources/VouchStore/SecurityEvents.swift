@@ -41,6 +41,8 @@ public enum SessionEndedKind: String, Sendable, CaseIterable {
     case suspended
     /// It reached its `expires_at` unended (`Store.recordSessionExpiries`).
     case expired
+    /// A cutoff of its user ended it (a wider cutoff tells `cutoff.set` alone: it may end millions).
+    case cutOff = "cut_off"
 }
 
 extension SessionEndedKind {
@@ -91,10 +93,13 @@ public enum SecurityEventData {
     }
 
     /// `session.ended`; without a session id, the fields a backend adds the id to itself. An
-    /// expiry has no actor.
-    public static func sessionEnded(sessionID: UUID?, kind: SessionEndedKind, actor: SecurityEventActor?) -> String {
+    /// expiry has no actor; a cutoff carries the operator's reason, when one was given.
+    public static func sessionEnded(
+        sessionID: UUID?, kind: SessionEndedKind, actor: SecurityEventActor?, reason: String? = nil
+    ) -> String {
         var fields: [String: JSONValue] = ["kind": .string(kind.rawValue)]
         if let actor { fields["actor"] = .string(actor.rawValue) }
+        if let reason { fields["reason"] = .string(reason) }
         if let sessionID { fields["session_id"] = .string(sessionID.lowercasedText) }
         return text(fields)
     }

@@ -26,6 +26,9 @@ extension StoreConformance {
         Check(name: "session expiries: told once each, for subscribers only, a full page completed to its last second") {
             try await $0.sessionExpiries()
         },
+        Check(name: "a user's cutoff tells cutoff.set, then session.ended (cut_off, with the reason) for each session it ended") {
+            try await $0.userCutoffEvents()
+        },
     ]
 
     /// The JSON object of an event's `data`.
@@ -378,6 +381,34 @@ extension StoreConformance {
             }
             let expected = ([first, third, later] + sameSecond + [last]).map { $0.sessionID.uuidString.lowercased() }
             #expect(ids.count == expected.count && Set(ids) == Set(expected), "each expiry told once")
+        }
+    }
+
+    func userCutoffEvents() async throws {
+        try await withStore { store in
+            let app = try await store.addApp()
+            let live = [newSession(app: app.id, user: "ada"), newSession(app: app.id, user: "ada", createdAt: t0 + 1)]
+            let revoked = newSession(app: app.id, user: "ada", createdAt: t0 + 2)
+            for session in live + [revoked] { _ = try await store.createSession(session) }
+            _ = try await store.createSession(newSession(app: app.id, user: "bob"))
+            #expect(try await store.revokeSession(tokenHash: revoked.tokenHash, now: t0 + 5))
+            let result = try await store.cutOff(.user(appID: app.id, userID: "ada"), reason: "phone stolen", now: t0 + 10)
+            #expect(result.sessionsEnded == 2)
+
+            let events = try await store.settledSecurityEvents(appID: app.id, count: 4)
+            #expect(events.map(\.kind) == [.sessionEnded, .cutoffSet, .sessionEnded, .sessionEnded])
+            #expect(events.map(\.userSequence) == [1, 2, 3, 4])
+            var told: Set<String> = []
+            for event in events.suffix(2) {
+                let fields = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)).objectValue)
+                #expect(fields["kind"] == "cut_off" && fields["actor"] == "operator" && fields["reason"] == "phone stolen")
+                if case .string(let id)? = fields["session_id"] { told.insert(id) }
+            }
+            #expect(told == Set(live.map { $0.sessionID.uuidString.lowercased() }), "the live ones, not the revoked one")
+
+            // An app's cutoff tells only itself, however many sessions it ends.
+            _ = try await store.cutOff(.app(app.id), reason: nil, now: t0 + 20)
+            #expect(try await store.settledSecurityEvents(appID: app.id, count: 5).dropFirst(4).map(\.kind) == [.cutoffSet])
         }
     }
 }

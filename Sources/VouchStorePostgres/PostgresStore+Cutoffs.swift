@@ -20,6 +20,19 @@ extension PostgresStore {
         try await transaction("cutOff") { db in
             _ = try await Self.existingCutoff(target, lock: true, db)
             let ended = try await Self.liveCount(target, now: now, db)
+            // A user's cutoff tells each session it ends; a wider one, only itself.
+            var endedSessions: [UUID] = []
+            if case .user(let appID, let userID) = target {
+                endedSessions = try await db.rows(
+                    PostgresQuery(
+                        unsafeSQL: SessionLookupSQL.selection + """
+
+                            WHERE s.app_id = $1 AND s.user_id = $2 AND s.ended_at IS NULL AND s.expires_at > $3
+                            ORDER BY s.created_at, s.session_id
+                            """,
+                        binds: try Self.bindings(appID, userID, now))
+                ).map { try SessionLookupSQL.decode(PostgresRecordRow($0)) }.filter { $0.standing(at: now).isLive }.map(\.session.sessionID)
+            }
             let row = target.postgresRow
             let scope = target.endingScope.columns
             let first = 3 + row.columns.count
@@ -53,6 +66,11 @@ extension PostgresStore {
             case .app(let appID): try await Self.recordEvent(.cutoffSet, appID: appID, userID: nil, at: now, data: data, db)
             case .user(let appID, let userID):
                 try await Self.recordEvent(.cutoffSet, appID: appID, userID: userID, at: now, data: data, db)
+                for sessionID in endedSessions {
+                    try await Self.recordEvent(
+                        .sessionEnded, appID: appID, userID: userID, at: now,
+                        data: SecurityEventData.sessionEnded(sessionID: sessionID, kind: .cutOff, actor: .operator, reason: reason), db)
+                }
             case .provider(let providerID): try await Self.recordEvent(.cutoffSet, providerID: providerID, at: now, data: data, db)
             case .key(let keyID):
                 try await db.execute(

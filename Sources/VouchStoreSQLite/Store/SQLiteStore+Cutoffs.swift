@@ -18,6 +18,12 @@ extension SQLiteStore {
         return try await transaction("cutOff", invalidating: invalidation) { db in
             _ = try Self.existingCutoff(target, db)
             let ended = try Self.liveCount(target, now: now, db)
+            // A user's cutoff tells each session it ends; a wider one, only itself.
+            var endedSessions: [UUID] = []
+            if case .user(let appID, let userID) = target {
+                endedSessions = try db.rows(UserSessionStatements.listLive, [.uuid(appID), .text(userID), .int64(now)])
+                    .map(SessionLookupSQL.decode).filter { $0.standing(at: now).isLive }.map(\.session.sessionID)
+            }
             guard
                 let updated = try db.rows(
                     """
@@ -31,7 +37,13 @@ extension SQLiteStore {
             let data = { SecurityEventData.cutoffSet(target, generation: updated.generation, sessionsEnded: ended, reason: reason) }
             switch target {
             case .app(let appID): try Self.recordEvent(.cutoffSet, appID: appID, userID: nil, at: now, data: data, db)
-            case .user(let appID, let userID): try Self.recordEvent(.cutoffSet, appID: appID, userID: userID, at: now, data: data, db)
+            case .user(let appID, let userID):
+                try Self.recordEvent(.cutoffSet, appID: appID, userID: userID, at: now, data: data, db)
+                for sessionID in endedSessions {
+                    try Self.recordEvent(
+                        .sessionEnded, appID: appID, userID: userID, at: now,
+                        data: { SecurityEventData.sessionEnded(sessionID: sessionID, kind: .cutOff, actor: .operator, reason: reason) }, db)
+                }
             case .provider(let providerID): try Self.recordEvent(.cutoffSet, providerID: providerID, at: now, data: data, db)
             case .key(let keyID):
                 if let providerID = try db.rows("SELECT provider_id FROM provider_keys WHERE id = ?", [.uuid(keyID)]).first?.uuid("provider_id") {
