@@ -173,10 +173,8 @@ let package = Package(
                 server("NIOCore", "swift-nio"),
                 server("NIOHTTP1", "swift-nio"),
                 server("NIOPosix", "swift-nio"),
-                // Webhook deliveries: TLS to the one address the outbound policy checked, its
-                // handshake awaited before a request is written (`TLSUserEvent`).
+                // Webhook deliveries: TLS to the one address the outbound policy checked.
                 server("NIOSSL", "swift-nio-ssl"),
-                server("NIOTLS", "swift-nio"),
                 server("NIOWebSocket", "swift-nio"),
                 // The WebSocket protocol (frames, pings, closing) under the live channel; its
                 // `WebSocketHandler` is the one Hummingbird's own WebSocket server runs.

@@ -30,7 +30,6 @@ struct WebhookDeliveryService: Service, CustomStringConvertible {
 
     func run() async throws {
         let wake = DeliveryWake()
-        defer { client.pool.closeAll() }
         try? await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 // Said once when claims start failing (a store outage) and once when they work
