@@ -23,15 +23,7 @@ extension PostgresStore {
             // A user's cutoff tells each session it ends; a wider one, only itself.
             var endedSessions: [UUID] = []
             if case .user(let appID, let userID) = target {
-                endedSessions = try await db.rows(
-                    PostgresQuery(
-                        unsafeSQL: SessionLookupSQL.selection + """
-
-                            WHERE s.app_id = $1 AND s.user_id = $2 AND s.ended_at IS NULL AND s.expires_at > $3
-                            ORDER BY s.created_at, s.session_id
-                            """,
-                        binds: try Self.bindings(appID, userID, now))
-                ).map { try SessionLookupSQL.decode(PostgresRecordRow($0)) }.filter { $0.standing(at: now).isLive }.map(\.session.sessionID)
+                endedSessions = try await Self.liveSessions(appID: appID, userID: userID, now: now, db).map(\.session.sessionID)
             }
             let row = target.postgresRow
             let scope = target.endingScope.columns

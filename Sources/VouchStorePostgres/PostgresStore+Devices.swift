@@ -5,17 +5,20 @@ import VouchStore
 extension PostgresStore {
     /// The user's unended sessions joined to their cutoffs, judged one by one by `SessionStanding`.
     public func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup] {
-        try await single("liveSessions") { db in
-            try await db.rows(
-                PostgresQuery(
-                    unsafeSQL: SessionLookupSQL.selection + """
+        try await single("liveSessions") { db in try await Self.liveSessions(appID: appID, userID: userID, now: now, db) }
+    }
 
-                        WHERE s.app_id = $1 AND s.user_id = $2 AND s.ended_at IS NULL AND s.expires_at > $3
-                        ORDER BY s.created_at, s.session_id
-                        """,
-                    binds: try Self.bindings(appID, userID, now))
-            ).map { try SessionLookupSQL.decode(PostgresRecordRow($0)) }.filter { $0.standing(at: now).isLive }
-        }
+    /// `liveSessions` in the caller's transaction (a user's cutoff names the sessions it ends).
+    static func liveSessions(appID: UUID, userID: String, now: Int64, _ db: PostgresRunner) async throws -> [SessionLookup] {
+        try await db.rows(
+            PostgresQuery(
+                unsafeSQL: SessionLookupSQL.selection + """
+
+                    WHERE s.app_id = $1 AND s.user_id = $2 AND s.ended_at IS NULL AND s.expires_at > $3
+                    ORDER BY s.created_at, s.session_id
+                    """,
+                binds: try bindings(appID, userID, now))
+        ).map { try SessionLookupSQL.decode(PostgresRecordRow($0)) }.filter { $0.standing(at: now).isLive }
     }
 
     public func sessionLookup(sessionID: UUID) async throws -> SessionLookup? {

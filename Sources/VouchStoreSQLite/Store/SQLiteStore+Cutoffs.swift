@@ -21,8 +21,7 @@ extension SQLiteStore {
             // A user's cutoff tells each session it ends; a wider one, only itself.
             var endedSessions: [UUID] = []
             if case .user(let appID, let userID) = target {
-                endedSessions = try db.rows(UserSessionStatements.listLive, [.uuid(appID), .text(userID), .int64(now)])
-                    .map(SessionLookupSQL.decode).filter { $0.standing(at: now).isLive }.map(\.session.sessionID)
+                endedSessions = try Self.liveSessions(appID: appID, userID: userID, now: now, db).map(\.session.sessionID)
             }
             guard
                 let updated = try db.rows(

@@ -6,10 +6,13 @@ extension SQLiteStore {
     /// Read through the expiry index's live range (`UserSessionStatements`) and judged one by one
     /// by `SessionStanding`, the rule every request uses.
     public func liveSessions(appID: UUID, userID: String, now: Int64) async throws -> [SessionLookup] {
-        try await read("liveSessions", inline: false) { db in
-            try db.rows(UserSessionStatements.listLive, [.uuid(appID), .text(userID), .int64(now)]).map(SessionLookupSQL.decode).filter {
-                $0.standing(at: now).isLive
-            }
+        try await read("liveSessions", inline: false) { db in try Self.liveSessions(appID: appID, userID: userID, now: now, db) }
+    }
+
+    /// `liveSessions` in the caller's transaction (a user's cutoff names the sessions it ends).
+    static func liveSessions(appID: UUID, userID: String, now: Int64, _ db: SQLiteRunner) throws -> [SessionLookup] {
+        try db.rows(UserSessionStatements.listLive, [.uuid(appID), .text(userID), .int64(now)]).map(SessionLookupSQL.decode).filter {
+            $0.standing(at: now).isLive
         }
     }
 
