@@ -5,7 +5,7 @@ import Testing
 /// client behaviour produces an error-level log line.
 @Suite(
     "vouch serve hardening", .serialized, .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(5)))
 struct ProcessHardeningTests {
     private static func mode(_ url: URL) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: url.path)

@@ -20,7 +20,7 @@ import VouchTokens
     .serialized,
     .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
     .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(3))
+    .timeLimit(.minutes(5))
 )
 struct ProcessMultiInstanceTests {
     static let adminToken = "multi-instance-admin-token-0123456789abcdef"

@@ -14,7 +14,7 @@ import VouchTokens
     .serialized,
     .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
     .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(3))
+    .timeLimit(.minutes(5))
 )
 struct ProcessOutageTests {
     @Test("database stopped: /health and sign-ins answer 503 service_unavailable within the timeout; restarted: it recovers alone")

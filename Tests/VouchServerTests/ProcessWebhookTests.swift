@@ -17,7 +17,7 @@ import VouchTestSupport
     "Webhook deliveries from vouch serve processes",
     .serialized,
     .enabled(if: ProcessHarness.binaryExists, ProcessHarness.missingBinaryMessage),
-    .timeLimit(.minutes(3))
+    .timeLimit(.minutes(5))
 )
 struct ProcessWebhookTests {
     static let adminToken = "webhook-process-admin-token-0123456789abcdef"

@@ -9,7 +9,7 @@ import VouchPostgresTestSupport
 @Suite(
     "PostgreSQL schema version 6: access-token settings, signing keys and service credentials on a version 5 database",
     .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct PostgresAccessTokenMigrationTests {
     @Test("apps keep their rows and get the default lifetime and no audiences; the new tables start empty and work")
     func upgradeFromVersion5() async throws {

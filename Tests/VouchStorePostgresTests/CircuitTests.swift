@@ -54,7 +54,7 @@ struct CircuitTests {
 
 @Suite(
     "PostgresStore's circuit", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct PostgresCircuitTests {
     static let options = PostgresStoreOptions(poolSize: 2, timeout: .seconds(30))
 

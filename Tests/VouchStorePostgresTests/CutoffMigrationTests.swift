@@ -13,7 +13,7 @@ import VouchPostgresTestSupport
 @Suite(
     "PostgreSQL schema version 4: cutoffs and devices on a version 3 database",
     .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct PostgresCutoffMigrationTests {
     @Test("sessions keep working with a public id and generation 0; a previous build's sign-in still works meanwhile")
     func upgradeFromVersion3() async throws {

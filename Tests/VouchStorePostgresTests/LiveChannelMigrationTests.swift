@@ -13,7 +13,7 @@ import VouchPostgresTestSupport
 @Suite(
     "PostgreSQL schema version 5: the log of endings, live tickets and the challenge margin on a version 4 database",
     .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct PostgresLiveChannelMigrationTests {
     @Test("apps get the default margin, sessions keep working and their endings are logged from position 1")
     func upgradeFromVersion4() async throws {

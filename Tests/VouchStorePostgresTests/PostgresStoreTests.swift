@@ -48,7 +48,7 @@ struct PostgresConfiguredTests {
 
 @Suite(
     "PostgresStore", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(5)))
 struct PostgresStoreTests {
     /// The shared `Store` conformance checks, each on a fresh database; the race checks open two
     /// store instances (two pools) on it.
@@ -63,7 +63,7 @@ struct PostgresStoreTests {
 
 @Suite(
     "PostgresStore specifics", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct PostgresStoreSpecificTests {
     @Test("six instances opening one fresh database at once: migrations applied exactly once, under the advisory lock")
     func concurrentMigrations() async throws {

@@ -10,7 +10,7 @@ import VouchPostgresTestSupport
 @Suite(
     "PostgreSQL schema version 9: the outbox as a stream, a user's events by user, expiries told, on a version 8 database",
     .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct PostgresSecurityEventStreamMigrationTests {
     @Test("an event and its pending delivery from before the upgrade are read, delivered and exported; new events follow it")
     func upgradeFromVersion8() async throws {

@@ -13,7 +13,7 @@ import VouchPostgresTestSupport
 /// that a reader of the outbox never passes over the event that commits last.
 @Suite(
     "PostgresStore's outbox read as a stream", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct SecurityEventStreamTests {
     @Test("an event with the lower position that commits last is not passed over: nothing newer is shown while it is being written")
     func olderTransactionHoldsTheStream() async throws {

@@ -36,7 +36,7 @@ private final class FeedEvents: Sendable {
 
 @Suite(
     "PostgresStore's feed of session endings", .enabled(if: PostgresTestDatabase.isConfigured, "VOUCH_TEST_DATABASE_URL is not set"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct SessionEndingFeedTests {
     @Test("wakes within a second of another instance's ending; after its connection is killed it says so, listens again, and the log has what it missed")
     func followsAcrossInstancesAndReconnects() async throws {
