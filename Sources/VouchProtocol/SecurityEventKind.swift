@@ -13,4 +13,8 @@ public enum SecurityEventKind: String, Sendable, CaseIterable, Codable {
     case keyEnabled = "key.enabled"
     case keyDeleted = "key.deleted"
     case registrationSecretRevoked = "registration_secret.revoked"
+    /// A provider's key source stopped answering with usable keys; its last good keys still verify.
+    case keySourceFailing = "key_source.failing"
+    /// The key source answered again after failing.
+    case keySourceRecovered = "key_source.recovered"
 }

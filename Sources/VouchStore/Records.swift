@@ -76,12 +76,15 @@ public struct ProviderRecord: Sendable, Equatable {
     /// The apps this provider may vouch for, sorted by UUID string.
     public var appIDs: [UUID]
     public var createdAt: Int64
+    /// Where keys are fetched from besides the uploaded ones; `nil` for uploaded keys alone.
+    public var keySource: ProviderKeySource?
 
-    public init(id: UUID, name: String, appIDs: [UUID], createdAt: Int64) {
+    public init(id: UUID, name: String, appIDs: [UUID], createdAt: Int64, keySource: ProviderKeySource? = nil) {
         self.id = id
         self.name = name
         self.appIDs = appIDs
         self.createdAt = createdAt
+        self.keySource = keySource
     }
 }
 

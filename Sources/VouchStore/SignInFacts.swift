@@ -16,6 +16,9 @@ public struct SignInFactsQuery: Sendable, Equatable {
     public var applicationKey: UUID?
     /// Layer: is this provider known, and bound to `appID`?
     public var providerID: UUID?
+    /// A token whose key comes from a provider's key source: that provider, by its id or by the
+    /// exact issuer a token's `iss` names. Never answered from a cache.
+    public var sourceProvider: ProviderSelector?
     /// Layer: was this server nonce used?
     public var serverNonce: ServerNonceUse?
     /// Sinch: was this client-made nonce seen for `appID` (and not yet expired at `now`)?
@@ -44,7 +47,7 @@ public struct SignInFactsQuery: Sendable, Equatable {
     /// file, and then nothing need be read.
     public var asksAnything: Bool {
         providerID != nil || serverNonce != nil || registrationNonce != nil || userID != nil
-            || includesApp || keyID != nil || applicationKey != nil
+            || includesApp || keyID != nil || applicationKey != nil || sourceProvider != nil
     }
 }
 
@@ -58,6 +61,8 @@ public struct SignInFacts: Sendable, Equatable {
     /// is the caller's to judge, as with `registrationSecret(applicationKey:)`).
     public var registrationSecret: RegistrationSecretRecord?
     public var providerBinding: ProviderBinding?
+    /// The provider `sourceProvider` selects, when it exists, and how it stands to `appID`.
+    public var sourceProvider: SourceProviderFact?
     public var serverNonceUsed: Bool?
     public var registrationNonceSeen: Bool?
     /// `false` for a user with no row yet (a first sign-in).
@@ -88,5 +93,24 @@ public struct ServerNonceUse: Sendable, Equatable {
     public init(hash: [UInt8], expiresAt: Int64) {
         self.hash = hash
         self.expiresAt = expiresAt
+    }
+}
+
+/// How a token names the provider whose fetched keys verify it.
+public enum ProviderSelector: Sendable, Equatable, Hashable {
+    /// `iss` = `layer:///providers/<id>`.
+    case id(UUID)
+    /// `iss` equal, byte for byte, to a provider's `ProviderKeySource.issuer`.
+    case issuer(String)
+}
+
+/// The provider a `ProviderSelector` chose, and whether it serves the app signed in to.
+public struct SourceProviderFact: Sendable, Equatable {
+    public var provider: ProviderRecord
+    public var boundToApp: Bool
+
+    public init(provider: ProviderRecord, boundToApp: Bool) {
+        self.provider = provider
+        self.boundToApp = boundToApp
     }
 }

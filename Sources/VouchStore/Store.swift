@@ -25,6 +25,28 @@ public protocol Store: Sendable {
     func bindProvider(_ providerID: UUID, toApp appID: UUID) async throws
     /// Idempotent. Throws `.notFound` when the provider or the app does not exist.
     func unbindProvider(_ providerID: UUID, fromApp appID: UUID) async throws
+    /// Applies `change` in one transaction and returns the provider as changed. Throws `.notFound`
+    /// for an unknown provider and `.alreadyExists` when the key source's issuer is another
+    /// provider's (an `iss` must choose one provider). A changed or removed key source forgets
+    /// what was fetched from the old one. `createProvider` refuses a taken issuer the same way.
+    func updateProvider(id: UUID, change: ProviderChange) async throws -> ProviderRecord
+
+    // MARK: Key sources (`ProviderKeySource`, `KeySetState`)
+    /// The provider's fetched key set and the state of fetching it, with each key's sign-ins
+    /// since `usesSince` (rounded down to its hour); `nil` before the first fetch began.
+    func keySetState(providerID: UUID, usesSince: Int64) async throws -> KeySetState?
+    /// Takes the turn to fetch the provider's keys for `source`: `true`, and the attempt's time
+    /// recorded, unless a fetch for that source began after `unlessBegunAfter`. One instance
+    /// fetches while the others use what it stores, however many of them find a key missing.
+    func beginKeySetFetch(providerID: UUID, source: String, now: Int64, unlessBegunAfter: Int64) async throws -> Bool
+    /// Stores a fetch's outcome: an accepted document replaces the last good one and marks its
+    /// keys seen; a failure keeps the last good document and records why. A change of health is
+    /// told as `key_source.failing` or `key_source.recovered` to each app the provider serves, in
+    /// the same transaction. A fetch for a source the provider no longer has is dropped.
+    @discardableResult
+    func finishKeySetFetch(_ fetch: KeySetFetch) async throws -> KeySetHealthChange
+    /// Adds instances' counts of sign-ins per fetched key and hour.
+    func addSourceKeyUses(_ uses: [SourceKeyUse]) async throws
 
     // MARK: Keys
     /// Throws `.notFound` for an unknown provider, `.alreadyExists` for a key id in use or a key
@@ -143,8 +165,9 @@ public protocol Store: Sendable {
     func purgeAudit(before: Int64) async throws -> Int
 
     // MARK: Housekeeping
-    /// Deletes used nonces, registration nonces and live tickets past their expiry, and sessions
-    /// that expired more than `sessionGraceSeconds` ago. Returns what went, by kind.
+    /// Deletes used nonces, registration nonces and live tickets past their expiry, sessions
+    /// that expired more than `sessionGraceSeconds` ago, and fetched keys' counts of sign-ins
+    /// older than `SourceKeyUse.retentionSeconds`. Returns what went, by kind.
     @discardableResult
     func purgeExpired(now: Int64, sessionGraceSeconds: Int64) async throws -> PurgedRows
     /// Sessions of every app that are neither ended nor expired at `now`: one COUNT for the

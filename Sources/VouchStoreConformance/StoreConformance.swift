@@ -43,7 +43,7 @@ public struct StoreConformance: Sendable {
     public static let checks: [Check] =
         catalogueChecks + signInChecks + suspensionChecks + housekeepingChecks + raceChecks
         + auditChecks + cutoffChecks + deviceChecks + endingChecks + liveTicketChecks + accessTokenSettingChecks
-        + signingKeyChecks + serviceCredentialChecks + webhookEndpointChecks + securityEventChecks + erasureChecks
+        + signingKeyChecks + serviceCredentialChecks + webhookEndpointChecks + securityEventChecks + erasureChecks + keySourceChecks
 
     static let cutoffChecks: [Check] = [
         Check(name: "cutOff: each scope ends exactly its sessions made before it, none after, counted once") {

@@ -642,6 +642,53 @@ enum PostgresMigrations {
                 $$
                 """,
             ]),
+        // Key sources (PROTOCOL §8.18): a provider's JWKS URL or OpenID issuer, the last good set
+        // fetched from it (one row per provider, shared by every instance), the keys seen in it,
+        // and hourly counts of the sign-ins each verified.
+        PostgresMigration(
+            version: 10,
+            statements: [
+                "ALTER TABLE providers ADD COLUMN jwks_uri text",
+                "ALTER TABLE providers ADD COLUMN issuer text",
+                "ALTER TABLE providers ADD COLUMN client_id text",
+                "ALTER TABLE providers ADD COLUMN federated boolean NOT NULL DEFAULT false",
+                "ALTER TABLE providers ADD COLUMN source_algorithm text",
+                "CREATE UNIQUE INDEX providers_by_issuer ON providers (issuer) WHERE issuer IS NOT NULL",
+                """
+                CREATE TABLE provider_key_sets (
+                    provider_id uuid PRIMARY KEY REFERENCES providers (id),
+                    source text NOT NULL,
+                    jwks_url text,
+                    document text,
+                    fetched_at bigint,
+                    fresh_until bigint,
+                    attempted_at bigint NOT NULL,
+                    failing_since bigint,
+                    last_error text
+                )
+                """,
+                """
+                CREATE TABLE provider_source_keys (
+                    provider_id uuid NOT NULL REFERENCES providers (id),
+                    kid text NOT NULL,
+                    fingerprint text NOT NULL,
+                    key_type text NOT NULL,
+                    first_seen_at bigint NOT NULL,
+                    last_seen_at bigint NOT NULL,
+                    present boolean NOT NULL,
+                    PRIMARY KEY (provider_id, kid, fingerprint)
+                )
+                """,
+                """
+                CREATE TABLE provider_source_key_uses (
+                    provider_id uuid NOT NULL REFERENCES providers (id),
+                    kid text NOT NULL,
+                    hour bigint NOT NULL,
+                    count bigint NOT NULL,
+                    PRIMARY KEY (provider_id, kid, hour)
+                )
+                """,
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction that first takes a

@@ -43,6 +43,8 @@ extension PostgresStore {
                 : try await db.count(
                     "DELETE FROM sessions WHERE expires_at < \(cutoff) RETURNING 1")
             let tickets = try await db.count("DELETE FROM live_tickets WHERE expires_at < \(now) RETURNING 1")
+            try await db.execute(
+                "DELETE FROM provider_source_key_uses WHERE hour < \(SourceKeyUse.hour(of: now) - SourceKeyUse.retentionSeconds)")
             return PurgedRows(
                 serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions, liveTickets: tickets)
         }

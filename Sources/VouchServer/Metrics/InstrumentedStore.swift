@@ -75,6 +75,28 @@ struct InstrumentedStore: Store {
         try await timed(.unbindProvider) { try await base.unbindProvider(providerID, fromApp: appID) }
     }
 
+    func updateProvider(id: UUID, change: ProviderChange) async throws -> ProviderRecord {
+        try await timed(.updateProvider) { try await base.updateProvider(id: id, change: change) }
+    }
+
+    func keySetState(providerID: UUID, usesSince: Int64) async throws -> KeySetState? {
+        try await timed(.keySetState) { try await base.keySetState(providerID: providerID, usesSince: usesSince) }
+    }
+
+    func beginKeySetFetch(providerID: UUID, source: String, now: Int64, unlessBegunAfter: Int64) async throws -> Bool {
+        try await timed(.beginKeySetFetch) {
+            try await base.beginKeySetFetch(providerID: providerID, source: source, now: now, unlessBegunAfter: unlessBegunAfter)
+        }
+    }
+
+    func finishKeySetFetch(_ fetch: KeySetFetch) async throws -> KeySetHealthChange {
+        try await timed(.finishKeySetFetch) { try await base.finishKeySetFetch(fetch) }
+    }
+
+    func addSourceKeyUses(_ uses: [SourceKeyUse]) async throws {
+        try await timed(.addSourceKeyUses) { try await base.addSourceKeyUses(uses) }
+    }
+
     func createKey(_ key: KeyRecord) async throws {
         try await timed(.createKey) { try await base.createKey(key) }
     }

@@ -12,5 +12,6 @@ enum StoreOperation: String, CaseIterable, Sendable {
         createWebhookEndpoint, webhookEndpoints, updateWebhookEndpoint, pauseWebhookEndpoint,
         deleteWebhookEndpoint, securityEvents, claimWebhookDeliveries, finishWebhookAttempt, webhookDeliveries,
         replayWebhookDelivery, purgeSecurityEvents, eraseUser, userData,
-        securityEventCursor, recordSessionExpiries
+        securityEventCursor, recordSessionExpiries, updateProvider, keySetState, beginKeySetFetch, finishKeySetFetch,
+        addSourceKeyUses
 }

@@ -422,6 +422,53 @@ enum SQLiteMigrations {
                 // How far expiries have been told (`Store.recordSessionExpiries`): one row.
                 "CREATE TABLE session_expiry_events (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL) STRICT",
             ]),
+        // Key sources (PROTOCOL §8.18): a provider's JWKS URL or OpenID issuer, the last good set
+        // fetched from it (one row per provider, shared by every reader of the file), the keys seen
+        // in it, and hourly counts of the sign-ins each verified.
+        SQLiteMigration(
+            version: 12,
+            statements: [
+                "ALTER TABLE providers ADD COLUMN jwks_uri TEXT",
+                "ALTER TABLE providers ADD COLUMN issuer TEXT",
+                "ALTER TABLE providers ADD COLUMN client_id TEXT",
+                "ALTER TABLE providers ADD COLUMN federated INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE providers ADD COLUMN source_algorithm TEXT",
+                "CREATE UNIQUE INDEX providers_by_issuer ON providers (issuer) WHERE issuer IS NOT NULL",
+                """
+                CREATE TABLE provider_key_sets (
+                    provider_id TEXT PRIMARY KEY NOT NULL REFERENCES providers (id),
+                    source TEXT NOT NULL,
+                    jwks_url TEXT,
+                    document TEXT,
+                    fetched_at INTEGER,
+                    fresh_until INTEGER,
+                    attempted_at INTEGER NOT NULL,
+                    failing_since INTEGER,
+                    last_error TEXT
+                ) STRICT
+                """,
+                """
+                CREATE TABLE provider_source_keys (
+                    provider_id TEXT NOT NULL REFERENCES providers (id),
+                    kid TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    key_type TEXT NOT NULL,
+                    first_seen_at INTEGER NOT NULL,
+                    last_seen_at INTEGER NOT NULL,
+                    present INTEGER NOT NULL,
+                    PRIMARY KEY (provider_id, kid, fingerprint)
+                ) STRICT
+                """,
+                """
+                CREATE TABLE provider_source_key_uses (
+                    provider_id TEXT NOT NULL REFERENCES providers (id),
+                    kid TEXT NOT NULL,
+                    hour INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (provider_id, kid, hour)
+                ) STRICT
+                """,
+            ]),
     ]
 
     /// Brings the database up to the newest version in one transaction: either every pending step

@@ -31,6 +31,9 @@ extension SQLiteStore {
                 : try db.changes(
                     "DELETE FROM sessions WHERE expires_at < ?", [.int64(cutoff)])
             let tickets = try db.changes("DELETE FROM live_tickets WHERE expires_at < ?", [.int64(now)])
+            try db.execute(
+                "DELETE FROM provider_source_key_uses WHERE hour < ?",
+                [.int64(SourceKeyUse.hour(of: now) - SourceKeyUse.retentionSeconds)])
             return PurgedRows(
                 serverNonces: nonces, registrationNonces: registrationNonces, sessions: sessions, liveTickets: tickets)
         }

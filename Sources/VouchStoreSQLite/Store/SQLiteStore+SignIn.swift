@@ -34,6 +34,9 @@ extension SQLiteStore {
                 ).first
                 facts.providerBinding = try row?.bool("bound") == true ? .bound : (try row?.bool("known") == true ? .notBound : .unknownProvider)
             }
+            if let selector = query.sourceProvider {
+                facts.sourceProvider = try Self.sourceProvider(selector, appID: query.appID, db)
+            }
             if let nonce = query.serverNonce {
                 facts.serverNonceUsed = try SQLiteNonceUse.serverNonceUsed(hash: nonce.hash, expiresAt: nonce.expiresAt, db)
             }

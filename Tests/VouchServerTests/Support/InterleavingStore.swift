@@ -23,6 +23,15 @@ struct InterleavingStore: Store {
     func provider(id: UUID) async throws -> ProviderRecord? { try await base.provider(id: id) }
     func bindProvider(_ providerID: UUID, toApp appID: UUID) async throws { try await base.bindProvider(providerID, toApp: appID) }
     func unbindProvider(_ providerID: UUID, fromApp appID: UUID) async throws { try await base.unbindProvider(providerID, fromApp: appID) }
+    func updateProvider(id: UUID, change: ProviderChange) async throws -> ProviderRecord { try await base.updateProvider(id: id, change: change) }
+    func keySetState(providerID: UUID, usesSince: Int64) async throws -> KeySetState? {
+        try await base.keySetState(providerID: providerID, usesSince: usesSince)
+    }
+    func beginKeySetFetch(providerID: UUID, source: String, now: Int64, unlessBegunAfter: Int64) async throws -> Bool {
+        try await base.beginKeySetFetch(providerID: providerID, source: source, now: now, unlessBegunAfter: unlessBegunAfter)
+    }
+    func finishKeySetFetch(_ fetch: KeySetFetch) async throws -> KeySetHealthChange { try await base.finishKeySetFetch(fetch) }
+    func addSourceKeyUses(_ uses: [SourceKeyUse]) async throws { try await base.addSourceKeyUses(uses) }
     func createKey(_ key: KeyRecord) async throws { try await base.createKey(key) }
     func key(id: UUID) async throws -> KeyRecord? { try await base.key(id: id) }
     func keys(ofProvider providerID: UUID) async throws -> [KeyRecord] { try await base.keys(ofProvider: providerID) }
