@@ -67,9 +67,34 @@ public struct AppResponse: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /admin/providers`: a name, and optionally a key source (PROTOCOL §8.18).
 public struct CreateProviderRequest: Codable, Sendable, Equatable {
     public var name: String?
-    public init(name: String?) { self.name = name }
+    public var jwksURI: String?
+    public var issuer: String?
+    public var clientID: String?
+    public var federated: Bool?
+    public var algorithm: String?
+
+    public init(
+        name: String?, jwksURI: String? = nil, issuer: String? = nil, clientID: String? = nil, federated: Bool? = nil,
+        algorithm: String? = nil
+    ) {
+        self.name = name
+        self.jwksURI = jwksURI
+        self.issuer = issuer
+        self.clientID = clientID
+        self.federated = federated
+        self.algorithm = algorithm
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case jwksURI = "jwks_uri"
+        case issuer
+        case clientID = "client_id"
+        case federated, algorithm
+    }
 }
 
 public struct ProviderResponse: Codable, Sendable, Equatable {
@@ -78,16 +103,20 @@ public struct ProviderResponse: Codable, Sendable, Equatable {
     public var name: String
     /// `layer:///apps/<uuid>` of every app the provider may vouch for.
     public var appIDs: [String]
+    /// Where keys are fetched from besides the uploaded ones, when anywhere.
+    public var keySource: KeySourceResponse?
 
-    public init(id: String, name: String, appIDs: [String]) {
+    public init(id: String, name: String, appIDs: [String], keySource: KeySourceResponse? = nil) {
         self.id = id
         self.name = name
         self.appIDs = appIDs
+        self.keySource = keySource
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name
         case appIDs = "app_ids"
+        case keySource = "key_source"
     }
 }
 

@@ -27,6 +27,8 @@ public enum RejectionReason: String, Codable, Sendable, CaseIterable, Comparable
     case nonceNotFound = "eit_nonce_not_found"
     case nonceReplayed = "eit_nonce_replayed"
     case userSuspended = "eit_user_suspended"
+    case ttlTooLong = "eit_ttl_too_long"
+    case tokenReplayed = "eit_token_replayed"
 
     /// The rule's number in PROTOCOL §5.4 (1-based).
     public var rank: Int {
@@ -84,6 +86,10 @@ public enum RejectionReason: String, Codable, Sendable, CaseIterable, Comparable
             "(Sinch profile) This nonce was already used."
         case .userSuspended:
             "Provided User ID found in the `prn` field has been blacklisted."
+        case .ttlTooLong:
+            "(ID token) `exp − iat` is over an hour: a federated provider's ID token must be short-lived."
+        case .tokenReplayed:
+            "(ID token) This ID token already signed a user in: get a fresh one from the provider."
         }
     }
 }

@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var allowsLoopbackOutbound = false
     /// How webhook deliveries are retried and how many run at once.
     public var webhookDeliveries = WebhookDeliverySettings()
+    /// How long providers' fetched keys are trusted through an outage of their source.
+    public var keySources = KeySourceSettings()
 
     static let portRange = 0...65_535
     /// 0 turns rate limiting off.
@@ -74,6 +76,7 @@ public struct ServerConfiguration: Sendable {
         }
         try signingKeys.validate(leewaySeconds: leewaySeconds)
         try webhookDeliveries.validate()
+        try keySources.validate()
         for address in trustedProxies where ClientAddress.canonical(address) != address {
             throw ConfigurationError(field: "trustedProxies", accepted: "IP addresses in canonical form (\(address) is not)")
         }
@@ -127,7 +130,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
             + "secureCookies: \(secureCookies), auditRetentionDays: \(auditRetentionDays), "
             + "auditFlushIntervalSeconds: \(auditFlushIntervalSeconds), publicURL: \(publicURL ?? "none"), "
             + "signingKeys: \(signingKeys), allowsLoopbackOutbound: \(allowsLoopbackOutbound), "
-            + "webhookDeliveries: \(webhookDeliveries))"
+            + "webhookDeliveries: \(webhookDeliveries), keySources: \(keySources))"
     }
 
     public var debugDescription: String { description }
@@ -142,7 +145,7 @@ extension ServerConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "secureCookies": secureCookies, "auditRetentionDays": auditRetentionDays,
                 "auditFlushIntervalSeconds": auditFlushIntervalSeconds, "publicURL": publicURL as Any,
                 "signingKeys": signingKeys, "allowsLoopbackOutbound": allowsLoopbackOutbound,
-                "webhookDeliveries": webhookDeliveries,
+                "webhookDeliveries": webhookDeliveries, "keySources": keySources,
             ])
     }
 }

@@ -27,6 +27,7 @@ public enum VouchServer {
         metrics.registerSessionsEnded()
         metrics.registerLiveChannel()
         metrics.registerAccessTokens()
+        metrics.registerKeySources()
         let endings = LiveWakeSignal()
         let store = InstrumentedStore(base: backend, metrics: metrics, endingsWritten: { endings.wake() })
         let rejections = SignInRejectionLog(metrics: metrics)
@@ -65,6 +66,9 @@ public enum VouchServer {
                 settings: configuration.webhookDeliveries, logger: logger, metrics: metrics))
         app.addServices(SigningKeyRotationService(ring: parts.ring, sleep: { try await Task.sleep(for: $0) }, logger: logger))
         app.addServices(
+            SourceKeyUseFlushService(
+                counter: parts.sourceKeyUses, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds, logger: logger))
+        app.addServices(
             AuditFlushService(
                 log: rejections, store: store, intervalSeconds: configuration.auditFlushIntervalSeconds,
                 logger: logger))
@@ -78,9 +82,13 @@ public enum VouchServer {
         metrics: ServerMetrics, rejections: SignInRejectionLog, logger: Logger,
         writesRequestLines: Bool = true
     ) async throws -> RouterParts {
+        let outbound = OutboundPolicy(allowsLoopback: configuration.allowsLoopbackOutbound)
+        let keySets = ProviderKeySets(
+            store: store, fetcher: KeySourceFetcher(outbound: outbound), settings: configuration.keySources, clock: clocks.now,
+            metrics: metrics, logger: logger)
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),
-            nonces: try await NonceIssuer.load(from: store), clock: clocks.now)
+            nonces: try await NonceIssuer.load(from: store), clock: clocks.now, keySets: keySets)
         let signIns = SignInRecorder(metrics: metrics, rejections: rejections)
         let rateLimiter = configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit, clock: clocks.uptime) : nil
         let hub = LiveHub(
@@ -120,12 +128,11 @@ public enum VouchServer {
         router.addRoutes(MetricsRoute(metrics: metrics).routes)
         router.addRoutes(OpenAPIRoute().routes)
         let adminToken = AdminToken(configuration.adminToken)
-        let outbound = OutboundPolicy(allowsLoopback: configuration.allowsLoopbackOutbound)
         let pseudonyms = try await UserPseudonyms.load(from: store)
         AdminArea.register(
             AdminAPI(
                 store: store, authenticator: authenticator, rejections: rejections, clock: clocks.now,
-                outbound: outbound, pseudonyms: pseudonyms
+                outbound: outbound, pseudonyms: pseudonyms, keySets: keySets
             ).collections,
             on: router, adminToken: adminToken,
             middleware: [AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.principal }])
@@ -138,7 +145,9 @@ public enum VouchServer {
         )
         .register(on: router)
         table.load(from: router)
-        return RouterParts(router: router, gate: gate, ring: ring, eventStreams: eventStreams, outbound: outbound)
+        return RouterParts(
+            router: router, gate: gate, ring: ring, eventStreams: eventStreams, outbound: outbound,
+            sourceKeyUses: authenticator.sourceKeyUses)
     }
 
     /// What `makeApplication` builds its services from besides the router.
@@ -148,6 +157,7 @@ public enum VouchServer {
         let ring: SigningKeyRing
         let eventStreams: SessionEventStreams
         let outbound: OutboundPolicy
+        let sourceKeyUses: SourceKeyUseCounter
     }
 
     /// The most streams of `GET /events` (its filters included) one instance serves at once.

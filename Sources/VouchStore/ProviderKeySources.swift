@@ -36,14 +36,6 @@ public struct ProviderKeySource: Sendable, Equatable {
     }
 }
 
-/// The signature algorithms a fetched key may be used with.
-public enum SourceKeyAlgorithm: String, Sendable, CaseIterable, Codable {
-    /// RSA keys of 2048–8192 bits with exponent 65537.
-    case rs256 = "RS256"
-    /// EC keys on P-256 (federated ID tokens only: the Layer profile is RS256).
-    case es256 = "ES256"
-}
-
 /// A change to a provider: each `nil` leaves its part as it is.
 public struct ProviderChange: Sendable, Equatable {
     public var name: String?

@@ -96,14 +96,6 @@ public struct ServerNonceUse: Sendable, Equatable {
     }
 }
 
-/// How a token names the provider whose fetched keys verify it.
-public enum ProviderSelector: Sendable, Equatable, Hashable {
-    /// `iss` = `layer:///providers/<id>`.
-    case id(UUID)
-    /// `iss` equal, byte for byte, to a provider's `ProviderKeySource.issuer`.
-    case issuer(String)
-}
-
 /// The provider a `ProviderSelector` chose, and whether it serves the app signed in to.
 public struct SourceProviderFact: Sendable, Equatable {
     public var provider: ProviderRecord

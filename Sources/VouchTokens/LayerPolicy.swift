@@ -29,9 +29,22 @@ struct LayerPolicy {
         // the first finding is the one `.firstOnly` would have stopped at.
         var findings = Findings(mode: .all)
         try? headerRules.check(jws.header, &findings)
-        if let kid = jws.header["kid"]?.stringValue { plan.keyID = try? resolveKeyID(kid, &findings) }
-        plan.settled = findings.ordered.first
         func text(_ name: String) -> String? { jws.claims[name]?.stringValue }
+        if let kid = jws.header["kid"]?.stringValue {
+            switch keyReference(kid: kid, issuer: text("iss")) {
+            case .uploaded(let id):
+                plan.keyID = id
+            case .fetched(let kid, let provider, let uploadedAlias):
+                plan.sourceKeyID = kid
+                plan.sourceProvider = provider
+                plan.keyID = uploadedAlias
+            case .malformed:
+                try? findings.add(.keyMalformed, param: "kid")
+            case .unknown:
+                try? findings.add(.keyNotFound, param: "kid")
+            }
+        }
+        plan.settled = findings.ordered.first
         plan.providerID = text("iss").flatMap(LayerID.parseProvider)
         plan.serverNonce = text("nce")
         plan.userID = text("prn")
@@ -41,31 +54,41 @@ struct LayerPolicy {
     ///   rules are not run again, and the key id is the plan's. Nil for a diagnosis, which reports
     ///   every rule.
     func evaluate(_ facts: VerificationFacts, clearedPlan: TokenPlan?, findings: inout Findings) throws(Findings.Stop) -> VerifiedToken? {
-        let keyID: UUID?
-        if let clearedPlan {
-            keyID = clearedPlan.keyID
-        } else {
-            // #5–#7, and #8: the form of `kid`.
+        var reference: KeyReference?
+        if clearedPlan == nil {
+            // #5–#7
             try Self.headerRules.check(jws.header, &findings)
-            keyID = try jws.header["kid"]?.stringValue.flatMap { kid throws(Findings.Stop) in try Self.resolveKeyID(kid, &findings) }
+        }
+        if let kid = jws.header["kid"]?.stringValue {
+            reference = Self.keyReference(kid: kid, issuer: jws.claims["iss"]?.stringValue)
+            // #8, and #9 for a `kid` that can name no key (a cleared plan broke neither).
+            if clearedPlan == nil, case .malformed = reference { try findings.add(.keyMalformed, param: "kid") }
+            if clearedPlan == nil, case .unknown = reference { try findings.add(.keyNotFound, param: "kid") }
         }
 
-        // #9–#11: the key named in `kid`.
+        // #9–#11: the uploaded key the `kid` names, or the provider's fetched one.
         var key: LayerVerificationKey?
-        if let keyID {
-            key = facts.layerKey.flatMap { $0.id == keyID ? $0 : nil }
-            switch key?.status {
-            case nil: try findings.add(.keyNotFound, param: "kid")
-            case .deleted: try findings.add(.keyDeleted, param: "kid")
-            case .disabled: try findings.add(.keyDisabled, param: "kid")
-            case .active: break
+        var fetched: (key: SourceKey, provider: KeySourceProvider)?
+        switch reference {
+        case .uploaded(let id):
+            key = try Self.uploadedKey(id, facts, &findings)
+        case .fetched(let kid, _, let alias):
+            if let alias, let uploaded = facts.layerKey, uploaded.id == alias {
+                key = try Self.uploadedKey(alias, facts, &findings)
+            } else {
+                fetched = try Self.fetchedKey(kid, facts, &findings)
             }
+        case .malformed, .unknown, nil:
+            break
         }
 
         // #12: RS256 whatever `alg` says; the profile fixes the algorithm.
         var signatureHolds = false
         if let key {
             signatureHolds = RS256.isValid(signature: jws.signature, for: jws.signingInput, publicKey: key.publicKey)
+            if !signatureHolds { try findings.add(.signatureVerificationFailed) }
+        } else if let fetched {
+            signatureHolds = fetched.key.key.isValid(signature: jws.signature, for: jws.signingInput)
             if !signatureHolds { try findings.add(.signatureVerificationFailed) }
         }
 
@@ -84,7 +107,7 @@ struct LayerPolicy {
 
         // The facts that claims name are believed only for a signed token; #16–#17 rank before
         // the time rules.
-        guard signatureHolds, let key else {
+        guard signatureHolds, key != nil || fetched != nil else {
             try TimeRules(now: now, leeway: leeway).check(issuedAt: issuedAt, expiresAt: expiresAt, &findings)
             return nil
         }
@@ -92,14 +115,27 @@ struct LayerPolicy {
         // #16–#17: only now is `iss` believed, and it must name the key's provider.
         var providerID: UUID?
         if let issuer = rules.string("iss") {
-            if let named = LayerID.parseProvider(issuer), named == key.providerID {
-                switch facts.providerBinding ?? .unknownProvider {
-                case .unknownProvider: try findings.add(.providerNotFound, claim: "iss")
-                case .notBound: try findings.add(.providerNotBoundToApp, claim: "iss")
-                case .bound: providerID = named
+            if let key {
+                if let named = LayerID.parseProvider(issuer), named == key.providerID {
+                    switch facts.providerBinding ?? .unknownProvider {
+                    case .unknownProvider: try findings.add(.providerNotFound, claim: "iss")
+                    case .notBound: try findings.add(.providerNotBoundToApp, claim: "iss")
+                    case .bound: providerID = named
+                    }
+                } else {
+                    try findings.add(.providerNotFound, claim: "iss")
                 }
-            } else {
-                try findings.add(.providerNotFound, claim: "iss")
+            } else if let fetched {
+                // The provider was chosen by this very `iss`; it is checked again, exactly.
+                let provider = fetched.provider
+                let names = LayerID.parseProvider(issuer) == provider.providerID || provider.issuer.map(issuer.bytesEqual) == true
+                if !names {
+                    try findings.add(.providerNotFound, claim: "iss")
+                } else if !provider.boundToApp {
+                    try findings.add(.providerNotBoundToApp, claim: "iss")
+                } else {
+                    providerID = provider.providerID
+                }
             }
         }
 
@@ -131,7 +167,7 @@ struct LayerPolicy {
         }
         return VerifiedToken(
             profile: .layer, userID: userID, nonce: nonce, issuedAt: issuedAt, expiresAt: expiresAt,
-            identity: identity, providerID: providerID, keyID: key.id, applicationKey: nil)
+            identity: identity, providerID: providerID, keyID: key?.id, applicationKey: nil, sourceKeyID: fetched?.key.keyID)
     }
 
     static let headerRules = HeaderRules(
@@ -153,20 +189,72 @@ struct LayerPolicy {
         .init(name: "avatar_url", kind: .string, required: false),
     ]
 
-    /// #8/#9: `layer:///keys/<uuid>` or a bare UUID. A `layer:///keys/` prefix with anything but a
-    /// UUID after it is malformed; anything else (paths, SQL, other schemes) names no key.
-    private static func resolveKeyID(_ kid: String, _ findings: inout Findings) throws(Findings.Stop) -> UUID? {
+    /// What a `kid` names, read with the token's `iss`.
+    enum KeyReference {
+        /// `layer:///keys/<uuid>`, or a bare UUID when `iss` names no provider by issuer.
+        case uploaded(UUID)
+        /// A key in the key source of the provider `iss` selects (PROTOCOL §8.18). A bare UUID
+        /// may also be an uploaded key's id, which is tried first.
+        case fetched(kid: String, provider: ProviderSelector, uploadedAlias: UUID?)
+        /// #8: `layer:///keys/` with anything but a UUID after it.
+        case malformed
+        /// #9: anything else (paths, SQL, other schemes) with no provider to look it up in.
+        case unknown
+    }
+
+    /// #8/#9 before any look-up: the `layer:///keys/` prefix always means an uploaded key; any
+    /// other `kid` of a token whose `iss` selects a provider is looked up in its key source.
+    static func keyReference(kid: String, issuer: String?) -> KeyReference {
         if let rest = kid.bytesAfterPrefix(LayerID.keyPrefix) {
-            guard let id = LayerID.parseUUID(rest) else {
-                try findings.add(.keyMalformed, param: "kid")
-                return nil
-            }
-            return id
+            return LayerID.parseUUID(rest).map(KeyReference.uploaded) ?? .malformed
         }
-        guard let id = LayerID.parseUUID(kid) else {
+        let bareUUID = LayerID.parseUUID(kid)
+        if let selector = issuer.flatMap(Self.sourceProvider), !kid.isEmpty, kid.utf8.count <= SourceKeyID.maximumBytes {
+            return .fetched(kid: kid, provider: selector, uploadedAlias: bareUUID)
+        }
+        return bareUUID.map(KeyReference.uploaded) ?? .unknown
+    }
+
+    /// The provider an `iss` selects for a fetched key: its id, or any other issuer, which must
+    /// match a provider's byte for byte.
+    static func sourceProvider(_ issuer: String) -> ProviderSelector? {
+        if let id = LayerID.parseProvider(issuer) { return .id(id) }
+        guard !issuer.isEmpty, !issuer.bytesHavePrefix("layer:///") else { return nil }
+        return .issuer(issuer)
+    }
+
+    /// #9–#11 for an uploaded key.
+    private static func uploadedKey(_ id: UUID, _ facts: VerificationFacts, _ findings: inout Findings) throws(Findings.Stop) -> LayerVerificationKey? {
+        let key = facts.layerKey.flatMap { $0.id == id ? $0 : nil }
+        switch key?.status {
+        case nil: try findings.add(.keyNotFound, param: "kid")
+        case .deleted: try findings.add(.keyDeleted, param: "kid")
+        case .disabled: try findings.add(.keyDisabled, param: "kid")
+        case .active: return key
+        }
+        return nil
+    }
+
+    /// #9 for a fetched key: the provider must have a key source of RS256 keys holding the `kid`.
+    private static func fetchedKey(
+        _ kid: String, _ facts: VerificationFacts, _ findings: inout Findings
+    ) throws(Findings.Stop) -> (key: SourceKey, provider: KeySourceProvider)? {
+        guard let provider = facts.sourceProvider, provider.hasKeySource else {
             try findings.add(.keyNotFound, param: "kid")
             return nil
         }
-        return id
+        guard provider.algorithm == .rs256 else {
+            try findings.add(.keyNotFound, param: "kid", hint: "the provider's keys are \(provider.algorithm.rawValue); this profile is RS256")
+            return nil
+        }
+        switch facts.sourceKey {
+        case .found(let key):
+            return (key, provider)
+        case .notFound, nil:
+            try findings.add(.keyNotFound, param: "kid", hint: "the provider's key source does not publish this `kid`")
+        case .unavailable(let reason):
+            try findings.add(.keyNotFound, param: "kid", hint: reason)
+        }
+        return nil
     }
 }

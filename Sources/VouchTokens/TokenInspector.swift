@@ -14,7 +14,7 @@ public enum TokenInspector {
     public static func inspect(_ token: String) throws(TokenRejection) -> Inspection {
         let jws = try CompactJWS(parsing: token)
         return Inspection(
-            header: jws.header.dictionary, claims: jws.claims.dictionary, profile: TokenProfile.select(for: jws.header),
+            header: jws.header.dictionary, claims: jws.claims.dictionary, profile: TokenProfile.select(for: jws.header, claims: jws.claims),
             signatureByteCount: jws.signature.count)
     }
 }

@@ -21,6 +21,15 @@ public struct TokenPlan: Sendable {
     public internal(set) var applicationKey: UUID?
     /// Sinch: the client-made nonce in `nonce`.
     public internal(set) var registrationNonce: String?
+    /// A fetched key: the `kid` as the token writes it, looked up in the selected provider's set.
+    public internal(set) var sourceKeyID: String?
+    /// A fetched key: the provider `iss` selects, by its id or by its exact issuer.
+    public internal(set) var sourceProvider: ProviderSelector?
+    /// ID token: what makes it single-use (#25), its `jti`, or its SHA-256 when it has none,
+    /// with its `iss`: `TokenPlan.replayDigest`.
+    public internal(set) var replayDigest: [UInt8]?
+    /// ID token: its `exp`, when it is an integer; until then a use of it is remembered.
+    public internal(set) var expiresAt: Int64?
     /// The user the token names (`prn`, or the user id in Sinch's `sub`), when well-formed.
     public internal(set) var userID: String?
     /// The first rule the token breaks that needs no look-up, when it breaks one.
@@ -33,7 +42,7 @@ public struct TokenPlan: Sendable {
     let jws: CompactJWS?
 
     /// The profile the header selects (PROTOCOL §5.3); `nil` when the token could not be decoded.
-    public var profile: TokenProfile? { jws.map { TokenProfile.select(for: $0.header) } }
+    public var profile: TokenProfile? { jws.map { TokenProfile.select(for: $0.header, claims: $0.claims) } }
 
     init(appID: UUID, jws: CompactJWS?, settled: TokenRejection?) {
         self.appID = appID

@@ -1,28 +1,33 @@
 import VouchProtocol
 import VouchSupport
 
-/// The two token profiles of PROTOCOL §5.
+/// The token profiles of PROTOCOL §5.
 public enum TokenProfile: String, Sendable, Codable, Equatable {
     /// Layer identity token: RS256, `cty: layer-eit;v=1`, server-issued nonce.
     case layer
     /// Sinch registration token: HS256 with a daily derived key, `kid: hkdfv1-YYYYMMDD`.
     case sinch
+    /// A federated provider's own OpenID Connect ID token (PROTOCOL §8.18): no Vouch nonce, so
+    /// single use is the token's own (`jti`, or its hash).
+    case idToken = "id_token"
 
-    /// PROTOCOL §5.3: the header picks the profile; anything unrecognised is judged as Layer and
-    /// so fails the first Layer rule it breaks. The algorithm is never taken from the token.
-    public static func select(for header: [String: JSONValue]) -> TokenProfile {
-        select(cty: header["cty"], kid: header["kid"])
+    /// PROTOCOL §5.3 and §8.18: the header picks the profile, and for a header that is neither
+    /// Layer's nor Sinch's, an `iss` outside `layer:///` picks an ID token; anything unrecognised
+    /// is judged as Layer and so fails the first Layer rule it breaks. The algorithm is never
+    /// taken from the token.
+    public static func select(for header: [String: JSONValue], claims: [String: JSONValue]) -> TokenProfile {
+        select(cty: header["cty"], kid: header["kid"], issuer: claims["iss"])
     }
 
-    static func select(for header: JSONMembers) -> TokenProfile {
-        select(cty: header["cty"], kid: header["kid"])
+    static func select(for header: JSONMembers, claims: JSONMembers) -> TokenProfile {
+        select(cty: header["cty"], kid: header["kid"], issuer: claims["iss"])
     }
 
-    private static func select(cty: JSONValue?, kid: JSONValue?) -> TokenProfile {
+    private static func select(cty: JSONValue?, kid: JSONValue?, issuer: JSONValue?) -> TokenProfile {
         if cty?.stringValue?.bytesEqual(LayerPolicy.contentType) == true { return .layer }
-        if cty == nil, let kid = kid?.stringValue, kid.bytesHavePrefix(SinchSigningKey.kidPrefix) {
-            return .sinch
-        }
+        guard cty == nil else { return .layer }
+        if let kid = kid?.stringValue, kid.bytesHavePrefix(SinchSigningKey.kidPrefix) { return .sinch }
+        if let issuer = issuer?.stringValue, !issuer.isEmpty, !issuer.bytesHavePrefix("layer:///") { return .idToken }
         return .layer
     }
 
@@ -30,7 +35,7 @@ public enum TokenProfile: String, Sendable, Codable, Equatable {
     public var nonceClaim: String {
         switch self {
         case .layer: "nce"
-        case .sinch: "nonce"
+        case .sinch, .idToken: "nonce"
         }
     }
 
@@ -38,7 +43,7 @@ public enum TokenProfile: String, Sendable, Codable, Equatable {
     var userClaim: String {
         switch self {
         case .layer: "prn"
-        case .sinch: "sub"
+        case .sinch, .idToken: "sub"
         }
     }
 
@@ -49,6 +54,7 @@ public enum TokenProfile: String, Sendable, Codable, Equatable {
         switch self {
         case .layer: TokenRejection(.nonceNotFound, claim: nonceClaim)
         case .sinch: TokenRejection(.nonceReplayed, claim: nonceClaim)
+        case .idToken: TokenRejection(.tokenReplayed)
         }
     }
 

@@ -29,9 +29,10 @@ public struct TokenVerifier: Sendable {
             return TokenPlan(appID: appID, jws: nil, settled: error)
         }
         var plan = TokenPlan(appID: appID, jws: jws, settled: nil)
-        switch TokenProfile.select(for: jws.header) {
+        switch TokenProfile.select(for: jws.header, claims: jws.claims) {
         case .layer: LayerPolicy.plan(&plan, jws: jws)
         case .sinch: SinchPolicy.plan(&plan, jws: jws)
+        case .idToken: IDTokenPolicy.plan(&plan, jws: jws, token: token)
         }
         return plan
     }
@@ -66,7 +67,7 @@ public struct TokenVerifier: Sendable {
         _ = try? evaluate(jws, plan: plan, trustingPlan: false, facts: facts, now: now, findings: &findings)
         return TokenDiagnosis(
             rejections: findings.ordered, header: jws.header.dictionary, claims: jws.claims.dictionary,
-            profile: TokenProfile.select(for: jws.header))
+            profile: TokenProfile.select(for: jws.header, claims: jws.claims))
     }
 
     /// - Parameter trustingPlan: the verdict's case: the plan is not settled, so #1–#8 hold and
@@ -75,7 +76,10 @@ public struct TokenVerifier: Sendable {
         _ jws: CompactJWS, plan: TokenPlan, trustingPlan: Bool, facts: VerificationFacts, now: Int64, findings: inout Findings
     ) throws(Findings.Stop) -> VerifiedToken? {
         let clearedPlan = trustingPlan && plan.settled == nil ? plan : nil
-        switch TokenProfile.select(for: jws.header) {
+        switch TokenProfile.select(for: jws.header, claims: jws.claims) {
+        case .idToken:
+            return try IDTokenPolicy(jws: jws, appID: plan.appID, now: now, leeway: leewaySeconds, replayDigest: plan.replayDigest)
+                .evaluate(facts, clearedPlan: clearedPlan, findings: &findings)
         case .layer:
             return try LayerPolicy(jws: jws, appID: plan.appID, now: now, leeway: leewaySeconds)
                 .evaluate(facts, clearedPlan: clearedPlan, findings: &findings)

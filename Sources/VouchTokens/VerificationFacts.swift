@@ -67,6 +67,14 @@ public struct VerificationFacts: Sendable {
     /// #23: whether `TokenPlan.userID` is suspended in the app. `nil` leaves the rule to whoever
     /// creates the session, as for `registrationNonceSeen`.
     public var userSuspended: Bool?
+    /// A fetched key's token (`TokenPlan.sourceProvider`): the provider it selects, `nil` when
+    /// none matches.
+    public var sourceProvider: KeySourceProvider?
+    /// The key `TokenPlan.sourceKeyID` names in that provider's fetched set.
+    public var sourceKey: SourceKeyLookup?
+    /// #25: whether the ID token (`TokenPlan.replayID`) already signed a user in. `nil` leaves the
+    /// rule to whoever creates the session.
+    public var idTokenUsed: Bool?
 
     public init(
         layerKey: LayerVerificationKey? = nil, providerBinding: ProviderBinding? = nil,
@@ -80,6 +88,43 @@ public struct VerificationFacts: Sendable {
         self.registrationNonceSeen = registrationNonceSeen
         self.userSuspended = userSuspended
     }
+}
+
+/// A provider with a key source, as a token that names it sees it.
+public struct KeySourceProvider: Sendable, Equatable {
+    public var providerID: UUID
+    /// Whether the provider has a key source at all (a token naming a provider without one has a
+    /// `kid` that names no key).
+    public var hasKeySource: Bool
+    public var issuer: String?
+    public var clientID: String?
+    public var federated: Bool
+    public var algorithm: SourceKeyAlgorithm
+    /// Whether the provider is bound to the app signed in to (#17).
+    public var boundToApp: Bool
+
+    public init(
+        providerID: UUID, hasKeySource: Bool, issuer: String?, clientID: String?, federated: Bool,
+        algorithm: SourceKeyAlgorithm, boundToApp: Bool
+    ) {
+        self.providerID = providerID
+        self.hasKeySource = hasKeySource
+        self.issuer = issuer
+        self.clientID = clientID
+        self.federated = federated
+        self.algorithm = algorithm
+        self.boundToApp = boundToApp
+    }
+}
+
+/// What a provider's fetched keys say of one `kid`.
+public enum SourceKeyLookup: Sendable {
+    case found(SourceKey)
+    /// The source's current set has no such key (after the one refetch an unknown `kid` may cause).
+    case notFound
+    /// No set can be used: never fetched, or failing for longer than the grace period. The reason
+    /// is for the token's author.
+    case unavailable(String)
 }
 
 /// Where a verifier outside Vouch's server gets its facts: its own database, a configuration

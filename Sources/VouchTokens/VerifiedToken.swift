@@ -8,7 +8,7 @@ public typealias IdentityClaims = IdentityProfile
 public struct VerifiedToken: Sendable, Equatable {
     public var profile: TokenProfile
     public var userID: String
-    /// `nce` (Layer, server-issued) or `nonce` (Sinch, client-made).
+    /// `nce` (Layer, server-issued) or `nonce` (Sinch, client-made); empty for an ID token.
     public var nonce: String
     public var issuedAt: Int64
     public var expiresAt: Int64
@@ -18,6 +18,10 @@ public struct VerifiedToken: Sendable, Equatable {
     public var keyID: UUID?
     /// Sinch: the application key in `iss`.
     public var applicationKey: UUID?
+    /// A fetched key: its `kid` in the provider's key source (`keyID` is then `nil`).
+    public var sourceKeyID: String? = nil
+    /// ID token: `TokenPlan.replayDigest`, which the session's transaction records as used.
+    public var replayDigest: [UInt8]? = nil
 }
 
 /// The verifier's answer about one token. A rejection is an expected outcome, so it is a value.

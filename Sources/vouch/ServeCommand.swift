@@ -100,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(
         name: .long,
         help:
-            "Let webhooks (and other URLs an app registers) reach loopback addresses, over http too: for tests and local development only. Private and link-local addresses stay refused."
+            "Let webhooks and providers' JWKS and discovery URLs reach loopback addresses, over http too: for tests and local development only. Private and link-local addresses stay refused."
     )
     var allowLoopbackOutbound = false
 
@@ -110,6 +110,13 @@ struct ServeCommand: AsyncParsableCommand {
             "Seconds before a failed webhook delivery is first tried again (each later wait is four times longer, up to an hour, for 24 hours)."
     )
     var webhookFirstRetrySeconds = 5.0
+
+    @Option(
+        name: .long,
+        help:
+            "Hours a provider's last good keys from its JWKS URL keep verifying while the URL fails (1–720)."
+    )
+    var keySourceGraceHours: Int64 = 24
 
     @Option(name: .long, help: "Days each of Vouch's own signing keys signs access tokens before its successor takes over.")
     var signingKeyRotationDays: Int64 = 30
@@ -137,7 +144,7 @@ struct ServeCommand: AsyncParsableCommand {
         "groupGathering.maximumWait": "--group-commit-wait", "sessionCacheCapacity": "--session-cache",
         "poolSize": "--database-pool-size", "timeout": "--database-timeout", "publicURL": "--public-url",
         "signingKeys.rotationIntervalSeconds": "--signing-key-rotation-days",
-        "webhookDeliveries": "--webhook-first-retry-seconds",
+        "webhookDeliveries": "--webhook-first-retry-seconds", "keySources.graceSeconds": "--key-source-grace-hours",
     ]
 
     private func named(_ check: () throws(ConfigurationError) -> Void) throws {
@@ -158,6 +165,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trustedProxies = Set(trustedProxy.compactMap(ServerConfiguration.canonicalAddress))
         configuration.publicURL = publicURL
         configuration.allowsLoopbackOutbound = allowLoopbackOutbound
+        let (grace, graceOverflow) = keySourceGraceHours.multipliedReportingOverflow(by: 3_600)
+        configuration.keySources.graceSeconds = graceOverflow ? .max : grace
         if webhookFirstRetrySeconds.isFinite, abs(webhookFirstRetrySeconds) < 1e9 {
             configuration.webhookDeliveries.firstRetryDelay = .milliseconds(Int64(webhookFirstRetrySeconds * 1_000))
         } else {

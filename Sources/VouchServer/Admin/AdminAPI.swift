@@ -15,11 +15,14 @@ struct AdminAPI {
     let clock: @Sendable () -> Int64
     let outbound: OutboundPolicy
     let pseudonyms: UserPseudonyms
+    let keySets: ProviderKeySets
 
     var collections: [RouteCollection<AdminContext>] {
         [
             AdminAppRoutes(store: store, clock: clock).routes,
-            AdminProviderRoutes(store: store, clock: clock).routes,
+            AdminProviderRoutes(
+                store: store, clock: clock, policy: outbound, keySets: keySets, sourceKeyUses: authenticator.sourceKeyUses
+            ).routes,
             AdminKeyRoutes(store: store, clock: clock).routes,
             AdminRegistrationSecretRoutes(store: store, clock: clock).routes,
             AdminServiceCredentialRoutes(store: store, clock: clock).routes,

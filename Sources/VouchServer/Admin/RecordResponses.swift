@@ -45,7 +45,13 @@ extension WebhookDelivery {
 
 extension ProviderRecord {
     var response: ProviderResponse {
-        ProviderResponse(id: LayerID.provider(id), name: name, appIDs: appIDs.map(LayerID.app))
+        ProviderResponse(id: LayerID.provider(id), name: name, appIDs: appIDs.map(LayerID.app), keySource: keySource?.response)
+    }
+}
+
+extension ProviderKeySource {
+    var response: KeySourceResponse {
+        KeySourceResponse(jwksURI: jwksURI, issuer: issuer, clientID: clientID, federated: federated, algorithm: algorithm.rawValue)
     }
 }
 

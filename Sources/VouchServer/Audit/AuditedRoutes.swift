@@ -22,6 +22,8 @@ enum AuditedRoutes {
         "POST /admin/apps": spec("app.create", "app"),
         "PATCH /admin/apps/{app}": spec("app.update", "app", "app"),
         "POST /admin/providers": spec("provider.create", "provider"),
+        "PATCH /admin/providers/{provider}": spec("provider.update", "provider", "provider"),
+        "POST /admin/providers/{provider}/key-source/refresh": spec("provider.key_source_refresh", "provider", "provider"),
         "PUT /admin/providers/{provider}/apps/{app}": spec("provider.bind", "provider", "provider"),
         "DELETE /admin/providers/{provider}/apps/{app}": spec("provider.unbind", "provider", "provider"),
         "POST /admin/providers/{provider}/keys": spec("key.create", "key"),

@@ -43,14 +43,31 @@ struct OutboundHTTPClient: Sendable {
     /// `POST` `body` to `destination` with `headers` (`Host`, `Content-Type`, `Content-Length`,
     /// `Connection: close` and `User-Agent` are set here).
     func post(_ body: [UInt8], to destination: OutboundDestination, headers: [(String, String)]) async -> Outcome {
+        var all = [("Content-Type", "application/json")]
+        all += headers
+        switch await exchange(.POST, body: body, to: destination, headers: all, userAgent: "Vouch-Webhooks/1") {
+        case .success(let response): return .answered(status: response.status, body: response.body)
+        case .failure(let failure): return .failed(failure)
+        }
+    }
+
+    /// `GET` `destination`: the whole answer, or as much of its body as the limit allows
+    /// (`OutboundResponse.bodyExceededLimit` says when there was more).
+    func get(_ destination: OutboundDestination, headers: [(String, String)], userAgent: String) async -> Result<OutboundResponse, OutboundFailure> {
+        await exchange(.GET, body: nil, to: destination, headers: headers, userAgent: userAgent)
+    }
+
+    private func exchange(
+        _ method: HTTPMethod, body: [UInt8]?, to destination: OutboundDestination, headers: [(String, String)], userAgent: String
+    ) async -> Result<OutboundResponse, OutboundFailure> {
         let url = destination.url
         let sslContext: NIOSSLContext?
         switch (url.scheme, self.sslContext) {
         case ("https", .success(let context)): sslContext = context
-        case ("https", .failure(let failure)): return .failed(failure)
+        case ("https", .failure(let failure)): return .failure(failure)
         default: sslContext = nil
         }
-        let promise = group.next().makePromise(of: Outcome.self)
+        let promise = group.next().makePromise(of: OutboundResponse.self)
         let maximumBodyBytes = limits.maximumBodyBytes
         let host = url.host
         let bootstrap = ClientBootstrap(group: group)
@@ -74,42 +91,52 @@ struct OutboundHTTPClient: Sendable {
             let failure: OutboundFailure =
                 (error as? ChannelError) == .connectTimeout(limits.connectTimeout) ? .connectTimedOut : .connectionFailed("\(error)")
             promise.fail(failure)
-            return .failed(failure)
+            return .failure(failure)
         }
         let deadline = channel.eventLoop.scheduleTask(in: limits.exchangeTimeout) {
             promise.fail(OutboundFailure.timedOut)
             channel.close(promise: nil)
         }
-        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: url.pathAndQuery)
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: url.pathAndQuery)
         let defaultPort = url.scheme == "https" ? 443 : 80
         let bracketed = host.contains(":") ? "[\(host)]" : host
         head.headers.add(name: "Host", value: url.port == defaultPort ? bracketed : "\(bracketed):\(url.port)")
-        head.headers.add(name: "User-Agent", value: "Vouch-Webhooks/1")
-        head.headers.add(name: "Content-Type", value: "application/json")
-        head.headers.add(name: "Content-Length", value: String(body.count))
+        head.headers.add(name: "User-Agent", value: userAgent)
+        if let body { head.headers.add(name: "Content-Length", value: String(body.count)) }
         head.headers.add(name: "Connection", value: "close")
         for (name, value) in headers { head.headers.add(name: name, value: value) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
+        if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-        let outcome: Outcome
+        let outcome: Result<OutboundResponse, OutboundFailure>
         do {
-            // A shutdown does not wait out a receiver that never answers.
-            outcome = try await withTaskCancellationHandler {
-                try await promise.futureResult.get()
-            } onCancel: {
-                promise.fail(OutboundFailure.cancelled)
-                channel.close(promise: nil)
-            }
+            // A shutdown does not wait out a server that never answers.
+            outcome = .success(
+                try await withTaskCancellationHandler {
+                    try await promise.futureResult.get()
+                } onCancel: {
+                    promise.fail(OutboundFailure.cancelled)
+                    channel.close(promise: nil)
+                })
         } catch let failure as OutboundFailure {
-            outcome = .failed(failure)
+            outcome = .failure(failure)
         } catch {
-            outcome = .failed(.connectionFailed("\(error)"))
+            outcome = .failure(.connectionFailed("\(error)"))
         }
         deadline.cancel()
         try? await channel.close()
         return outcome
     }
+}
+
+/// An answer as far as it was read.
+struct OutboundResponse: Sendable, Equatable {
+    var status: Int
+    var headers: HTTPHeaders
+    /// At most `Limits.maximumBodyBytes`.
+    var body: [UInt8]
+    /// The server had more to send than the limit: the connection was closed there.
+    var bodyExceededLimit: Bool
 }
 
 /// Why an outbound request brought no answer; said to the endpoint's owner (a paused endpoint's
@@ -142,13 +169,15 @@ enum OutboundFailure: Error, Sendable, Equatable {
 final class OutboundResponseCollector: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
 
-    private let promise: EventLoopPromise<OutboundHTTPClient.Outcome>
+    private let promise: EventLoopPromise<OutboundResponse>
     private let maximumBodyBytes: Int
     private var status: Int?
+    private var headers = HTTPHeaders()
     private var body: [UInt8] = []
+    private var exceeded = false
     private var done = false
 
-    init(promise: EventLoopPromise<OutboundHTTPClient.Outcome>, maximumBodyBytes: Int) {
+    init(promise: EventLoopPromise<OutboundResponse>, maximumBodyBytes: Int) {
         self.promise = promise
         self.maximumBodyBytes = maximumBodyBytes
     }
@@ -158,10 +187,12 @@ final class OutboundResponseCollector: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             status = Int(head.status.code)
+            headers = head.headers
         case .body(var buffer):
             let room = maximumBodyBytes - body.count
+            if buffer.readableBytes > room { exceeded = true }
             body += buffer.readBytes(length: min(room, buffer.readableBytes)) ?? []
-            if body.count >= maximumBodyBytes { finish(context) }
+            if exceeded { finish(context) }
         case .end:
             finish(context)
         }
@@ -188,7 +219,7 @@ final class OutboundResponseCollector: ChannelInboundHandler {
     private func finish(_ context: ChannelHandlerContext) {
         guard let status else { return fail(.noAnswer) }
         done = true
-        promise.succeed(.answered(status: status, body: body))
+        promise.succeed(OutboundResponse(status: status, headers: headers, body: body, bodyExceededLimit: exceeded))
         context.close(promise: nil)
     }
 

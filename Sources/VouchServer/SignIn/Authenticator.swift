@@ -24,13 +24,20 @@ struct Authenticator: Sendable {
     let nonces: NonceIssuer
     let clock: @Sendable () -> Int64
     let facts: StoreFacts
+    /// Sign-ins per fetched key, for the operator's list of keys seen.
+    let sourceKeyUses: SourceKeyUseCounter
 
-    init(store: any Store, verifier: TokenVerifier, nonces: NonceIssuer, clock: @escaping @Sendable () -> Int64) {
+    init(
+        store: any Store, verifier: TokenVerifier, nonces: NonceIssuer, clock: @escaping @Sendable () -> Int64,
+        keySets: ProviderKeySets? = nil, sourceKeyUses: SourceKeyUseCounter = SourceKeyUseCounter()
+    ) {
         self.store = store
         self.verifier = verifier
         self.nonces = nonces
         self.clock = clock
-        self.facts = StoreFacts(store: store, nonces: nonces, parsedKeys: ParsedKeyCache())
+        self.sourceKeyUses = sourceKeyUses
+        self.facts = StoreFacts(
+            store: store, nonces: nonces, parsedKeys: ParsedKeyCache(), keySets: keySets, leewaySeconds: verifier.leewaySeconds)
     }
 
     /// A fresh nonce; bound to `appID` when given, so that it admits a sign-in to that app only.
@@ -70,6 +77,12 @@ struct Authenticator: Sendable {
             nonce = .registrationNonce(
                 appID: app.id, nonce: verified.nonce,
                 expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds))
+        case .idToken:
+            // A verified ID token has its digest; its use is recorded with the session.
+            guard let digest = verified.replayDigest else {
+                return .refused(verified.profile.usedNonceRejection, serverTime: now)
+            }
+            nonce = .serverNonce(ServerNonceUse(hash: digest, expiresAt: Saturating.add(verified.expiresAt, verifier.leewaySeconds)))
         }
 
         let (token, sessionKey) = SessionToken.generate(now: now)
@@ -87,6 +100,9 @@ struct Authenticator: Sendable {
             return .refused(verified.profile.usedNonceRejection, serverTime: now)
         } catch StoreError.userSuspended {
             return .refused(verified.profile.suspendedUserRejection, serverTime: now)
+        }
+        if let sourceKeyID = verified.sourceKeyID, let providerID = verified.providerID {
+            sourceKeyUses.count(providerID: providerID, keyID: sourceKeyID, at: now)
         }
         return .signedIn(
             SignedInSession(

@@ -3,10 +3,15 @@ import Hummingbird
 import VouchProtocol
 import VouchStore
 
-/// `/admin/providers`: create and show providers, bind and unbind apps (PROTOCOL §4).
+/// `/admin/providers`: create, show and change providers, bind and unbind apps (PROTOCOL §4), and
+/// their key sources (§8.18).
 struct AdminProviderRoutes {
     let store: any Store
     let clock: @Sendable () -> Int64
+    let policy: OutboundPolicy
+    let keySets: ProviderKeySets
+    /// Written before the key list answers, so that it counts every sign-in made so far.
+    let sourceKeyUses: SourceKeyUseCounter
 
     var routes: RouteCollection<AdminContext> {
         let routes = RouteCollection(context: AdminContext.self)
@@ -16,17 +21,34 @@ struct AdminProviderRoutes {
             guard let provider = try await store.provider(id: id) else { throw APIError.notFound("Provider") }
             return JSONResponse.make(provider.response)
         }
+        routes.patch("/providers/:provider") { request, context in
+            let id = try PathID.uuid(context, "provider", what: "Provider")
+            let body = try await RequestBodyReader.decode(UpdateProviderRequest.self, from: request, context: context)
+            let provider = try await operations.updateProvider(id: id, body, policy: policy)
+            return JSONResponse.make(provider.response)
+        }
+        routes.get("/providers/:provider/key-source") { _, context in
+            let id = try PathID.uuid(context, "provider", what: "Provider")
+            try await sourceKeyUses.flush(to: store)
+            return JSONResponse.make(try await operations.keySourceStatus(providerID: id, graceSeconds: keySets.graceSeconds))
+        }
+        routes.post("/providers/:provider/key-source/refresh") { _, context in
+            let id = try PathID.uuid(context, "provider", what: "Provider")
+            guard let provider = try await store.provider(id: id) else { throw APIError.notFound("Provider") }
+            guard provider.keySource != nil else { throw APIError.notFound("Key source") }
+            await keySets.refreshNow(provider)
+            return JSONResponse.make(try await operations.keySourceStatus(providerID: id, graceSeconds: keySets.graceSeconds))
+        }
         routes.put("/providers/:provider/apps/:app") { _, context in try await bind(context, bound: true) }
         routes.delete("/providers/:provider/apps/:app") { _, context in try await bind(context, bound: false) }
         return routes
     }
 
+    private var operations: AdminOperations { AdminOperations(store: store, clock: clock) }
+
     private func create(_ request: Request, _ context: AdminContext) async throws -> Response {
         let body = try await RequestBodyReader.decode(CreateProviderRequest.self, from: request, context: context)
-        guard let name = body.name else { throw APIError.missingProperty("name") }
-        let provider = ProviderRecord(id: UUID(), name: try AdminValidation.name(name), appIDs: [], createdAt: clock())
-        try await store.createProvider(provider)
-        AuditNote.object("provider", provider.id.lowercased)
+        let provider = try await operations.createProvider(body, policy: policy)
         return JSONResponse.make(provider.response, status: .created)
     }
 

@@ -1,0 +1,181 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import VouchTestSupport
+import VouchTokens
+import _CryptoExtras
+
+/// A provider's key source on 127.0.0.1, as the key-source tests need it: a JWKS whose keys,
+/// `Cache-Control` and behaviour the test changes as it goes, an OpenID discovery document, and
+/// every request counted.
+///
+/// - `/jwks.json`: the published keys, or 503, or no answer, as `mode` says.
+/// - `/.well-known/openid-configuration`: `issuer` = `baseURL` (or `discoveryIssuer`), `jwks_uri`
+///   = `/jwks.json`.
+/// - `/huge`: 200 with 1 MiB of a JWKS-looking body. `/redirect`: 302 to `/jwks.json`.
+/// - `/hang`: never answers (until the server stops).
+struct JWKSServer: Sendable {
+    enum Mode: Sendable {
+        case serving
+        case failing
+        case hanging
+    }
+
+    struct State: Sendable {
+        var keys: [[String: String]] = []
+        var cacheControl: String? = "max-age=3600"
+        var mode = Mode.serving
+        var discoveryIssuer: String?
+        var requests: [String] = []
+    }
+
+    let port: Int
+    private let state: Shared<State>
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    func url(_ path: String) -> String { baseURL + path }
+
+    func publish(_ keys: [PublishedKey]) { state.withLock { $0.keys = keys.map(\.jwk) } }
+    func publish(jwks: [[String: String]]) { state.withLock { $0.keys = jwks } }
+    func setCacheControl(_ value: String?) { state.withLock { $0.cacheControl = value } }
+    func setMode(_ mode: Mode) { state.withLock { $0.mode = mode } }
+    func setDiscoveryIssuer(_ issuer: String?) { state.withLock { $0.discoveryIssuer = issuer } }
+    /// How many requests `path` has had.
+    func requests(_ path: String) -> Int { state.withLock { $0.requests.filter { $0 == path }.count } }
+    var totalRequests: Int { state.withLock { $0.requests.count } }
+
+    static func run(_ body: @Sendable (JWKSServer) async throws -> Void) async throws {
+        let state = Shared(State())
+        let (hung, release) = AsyncStream.makeStream(of: Never.self)
+        let router = Router()
+        let record: @Sendable (String) -> State = { path in
+            state.withLock {
+                $0.requests.append(path)
+                return $0
+            }
+        }
+        let bound = Shared(0)
+        router.get("/jwks.json") { _, _ -> Response in
+            let now = record("/jwks.json")
+            switch now.mode {
+            case .failing: return Response(status: .serviceUnavailable)
+            case .hanging:
+                for await _ in hung {}
+                return Response(status: .ok)
+            case .serving:
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json"
+                if let cacheControl = now.cacheControl { headers[.cacheControl] = cacheControl }
+                let body = try JSONSerialization.data(withJSONObject: ["keys": now.keys], options: [.sortedKeys])
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            }
+        }
+        router.get("/.well-known/openid-configuration") { _, _ -> Response in
+            let now = record("/.well-known/openid-configuration")
+            let base = "http://127.0.0.1:\(bound.value)"
+            let document = ["issuer": now.discoveryIssuer ?? base, "jwks_uri": base + "/jwks.json"]
+            let body = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("/huge") { _, _ -> Response in
+            _ = record("/huge")
+            return Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: #"{"keys":["#))
+                    let chunk = ByteBuffer(repeating: UInt8(ascii: " "), count: 64 * 1024)
+                    for _ in 0..<16 { try await writer.write(chunk) }
+                    try await writer.write(ByteBuffer(string: "]}"))
+                    try await writer.finish(nil)
+                })
+        }
+        router.get("/redirect") { _, _ -> Response in
+            _ = record("/redirect")
+            return Response(status: .found, headers: [.location: "/jwks.json"])
+        }
+        router.get("/hang") { _, _ -> Response in
+            _ = record("/hang")
+            for await _ in hung {}
+            return Response(status: .ok)
+        }
+        var logger = Logger(label: "jwks-server")
+        logger.logLevel = .critical
+        let ready = Latch()
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                bound.set(channel.localAddress?.port ?? 0)
+                ready.open()
+            }, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { ready.open() }
+                try await app.runService()
+            }
+            defer {
+                release.finish()
+                group.cancelAll()
+            }
+            await ready.waitIgnoringCancellation()
+            guard bound.value != 0 else { throw TestFailure("the JWKS server could not listen") }
+            try await body(JWKSServer(port: bound.value, state: state))
+        }
+    }
+}
+
+/// A provider's signing key and its JWK, as a backend or an identity provider publishes it.
+struct PublishedKey: Sendable {
+    enum Private: Sendable {
+        case rsa(_RSA.Signing.PrivateKey)
+        case p256(P256.Signing.PrivateKey)
+    }
+
+    let kid: String
+    let key: Private
+
+    /// RSA keys take a moment to generate in a debug build: the tests share a few.
+    static let rsaPool: [_RSA.Signing.PrivateKey] = (0..<4).map { _ in try! _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
+    static func rsa(_ kid: String, index: Int) -> PublishedKey { PublishedKey(kid: kid, key: .rsa(rsaPool[index])) }
+    static func p256(_ kid: String) -> PublishedKey { PublishedKey(kid: kid, key: .p256(P256.Signing.PrivateKey())) }
+
+    var jwk: [String: String] {
+        switch key {
+        case .rsa(let key):
+            let primitives = try! key.publicKey.getKeyPrimitives()
+            return [
+                "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
+                "n": Base64URL.encode(Array(primitives.modulus.drop { $0 == 0 })), "e": Base64URL.encode(Array(primitives.publicExponent)),
+            ]
+        case .p256(let key):
+            let raw = Array(key.publicKey.rawRepresentation)
+            return [
+                "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
+                "x": Base64URL.encode(raw[0..<32]), "y": Base64URL.encode(raw[32..<64]),
+            ]
+        }
+    }
+
+    /// A compact JWS over exactly this header and these claims.
+    func sign(header: [String: Any], claims: [String: Any]) throws -> String {
+        let input = Base64URL.encode(Array(Fixture.json(header).utf8)) + "." + Base64URL.encode(Array(Fixture.json(claims).utf8))
+        let signature: [UInt8]
+        switch key {
+        case .rsa(let key): signature = try RS256.sign(Array(input.utf8), privateKey: key)
+        case .p256(let key): signature = Array(try key.signature(for: Array(input.utf8)).rawRepresentation)
+        }
+        return input + "." + Base64URL.encode(signature)
+    }
+
+    /// The PEM of the private key, for a minter outside Swift (PyJWT).
+    var privatePEM: String {
+        switch key {
+        case .rsa(let key): key.pemRepresentation
+        case .p256(let key): key.pemRepresentation
+        }
+    }
+}
