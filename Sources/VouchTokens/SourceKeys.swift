@@ -39,6 +39,13 @@ public struct SourceKey: Sendable {
     public let keyType: String
     /// `sha256:` + hex of the SubjectPublicKeyInfo DER, as an uploaded key's.
     public let fingerprint: String
+
+    public init(keyID: String, key: SourceVerificationKey, keyType: String, fingerprint: String) {
+        self.keyID = keyID
+        self.key = key
+        self.keyType = keyType
+        self.fingerprint = fingerprint
+    }
 }
 
 /// A JWKS document (RFC 7517) as Vouch takes it from a provider: only signature keys of the

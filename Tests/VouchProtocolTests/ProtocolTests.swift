@@ -62,6 +62,12 @@ let contractErrorTable: [(Int, String, Int)] = [
     (115, "service_credential_required", 401),
 ]
 
+/// docs/PROTOCOL.md §8.18: reasons added at the table's end for federated ID tokens.
+let extendedReasonTable: [(Int, String, String)] = [
+    (24, "eit_ttl_too_long", "(ID token) `exp − iat` is over an hour: a federated provider's ID token must be short-lived."),
+    (25, "eit_token_replayed", "(ID token) This ID token already signed a user in: get a fresh one from the provider."),
+]
+
 /// Encodes as the server does on the wire, with sorted keys so the bytes can be compared.
 func wireJSON(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
@@ -71,18 +77,18 @@ func wireJSON(_ value: some Encodable) throws -> String {
 
 @Suite("Reason table")
 struct RejectionReasonTests {
-    @Test("23 reasons in exactly the order of §5.4")
+    @Test("the contract's 23 reasons in exactly the order of §5.4, then the two ID-token reasons of §8.18 at its end")
     func order() {
-        #expect(RejectionReason.allCases.count == 23)
-        #expect(RejectionReason.allCases.map(\.rawValue) == contractReasonTable.map(\.1))
-        for (number, raw, _) in contractReasonTable {
+        #expect(RejectionReason.allCases.count == 25)
+        #expect(RejectionReason.allCases.map(\.rawValue) == (contractReasonTable + extendedReasonTable).map(\.1))
+        for (number, raw, _) in contractReasonTable + extendedReasonTable {
             #expect(RejectionReason(rawValue: raw)?.rank == number, "\(raw)")
         }
     }
 
-    @Test("messages are the descriptions of §5.4, verbatim")
+    @Test("messages are the descriptions of §5.4 (and docs/PROTOCOL.md §8.18's additions), verbatim")
     func messages() throws {
-        for (number, raw, description) in contractReasonTable {
+        for (number, raw, description) in contractReasonTable + extendedReasonTable {
             let reason = try #require(RejectionReason(rawValue: raw))
             #expect(reason.message == description, "#\(number) \(raw)")
             #expect(TokenRejection(reason).message == description)

@@ -10,7 +10,11 @@ import _CryptoExtras
 struct SignInReasonTests {
     @Test("each reason, with its fixed message and data")
     func everyReason() async throws {
-        try await LiveServer.run { server in
+        try await JWKSServer.run { jwks in try await everyReason(jwks) }
+    }
+
+    private func everyReason(_ jwks: JWKSServer) async throws {
+        try await LiveServer.run(configure: { $0.allowsLoopbackOutbound = true }) { server in
             let fixture = try await Fixture.make(server)
             let now = server.clock.now
             var produced = Set<RejectionReason>()
@@ -92,6 +96,23 @@ struct SignInReasonTests {
                 .userSuspended,
                 try fixture.layerToken(
                     claims: claims(["prn": "mallory"], nonce: try await server.nonce())))
+
+            // The ID-token reasons (§8.18), from a federated provider's key source on 127.0.0.1.
+            let identityKey = PublishedKey.rsa("idp", index: 0)
+            jwks.publish([identityKey])
+            let federated = try await server.post(
+                "/admin/providers", ["name": "IdP", "issuer": jwks.baseURL, "client_id": "c", "federated": true], admin: true)
+            let federatedID = Fixture.bare(federated.json["id"] as? String ?? "")
+            _ = try await server.request(.PUT, "/admin/providers/\(federatedID)/apps/\(Fixture.bare(fixture.appID))", admin: true)
+            func idToken(lifetime: Int64) throws -> String {
+                try identityKey.sign(
+                    header: ["alg": "RS256", "kid": "idp"],
+                    claims: ["iss": jwks.baseURL, "sub": "ada", "aud": "c", "iat": now, "exp": now + lifetime])
+            }
+            try await expect(.ttlTooLong, try idToken(lifetime: 7_200))
+            let once = try idToken(lifetime: 600)
+            #expect(try await fixture.signIn(once).status == 201)
+            try await expect(.tokenReplayed, once)
 
             #expect(produced == Set(RejectionReason.allCases), "missing: \(Set(RejectionReason.allCases).subtracting(produced))")
         }

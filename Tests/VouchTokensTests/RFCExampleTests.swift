@@ -93,8 +93,9 @@ struct RFCExampleTests {
         let vectors = try #require(document["vectors"] as? [[String: Any]])
         let compact = try #require(vectors.first { $0["id"] as? String == "rfc7515-A.5-none" }?["compact"] as? String)
         let rejection = await rejection(of: compact, appID: LayerWorld.appID, context: LayerWorld.context(), now: 1_300_000_000)
-        // Judged by the Layer profile: `typ` is the first missing header parameter.
+        // No `cty` and an `iss` outside `layer:///`: judged as an ID token (§8.18), whose first
+        // missing header parameter is `kid`.
         #expect(rejection?.reason == .headerParamNotFound)
-        #expect(rejection?.param == "typ")
+        #expect(rejection?.param == "kid")
     }
 }

@@ -47,6 +47,20 @@ struct Scenario: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// A federated ID token: the valid one, with header / claims / signer / world altered.
+    static func idToken(
+        _ name: String, _ expected: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil,
+        header: JSONText = IDTokenWorld.header(), claims: JSONText = IDTokenWorld.claims(),
+        context: @escaping @Sendable (inout TestContext, _ token: String) -> Void = { _, _ in }
+    ) -> Scenario {
+        Scenario(name: "ID token: " + name, expected: expected, param: param, claim: claim, hint: hint) {
+            let token = try IDTokenWorld.token(header: header, claims: claims)
+            var world = IDTokenWorld.context()
+            context(&world, token)
+            return Built(token: token, context: world, appID: IDTokenWorld.appID, now: IDTokenWorld.now)
+        }
+    }
+
     /// A Sinch token: the reference one, with header / claims / key / world altered.
     static func sinch(
         _ name: String, _ expected: RejectionReason, param: String? = nil, claim: String? = nil, hint: String? = nil,
@@ -273,7 +287,38 @@ enum ReasonScenarios {
         .sinch("user suspended", .userSuspended, claim: "sub", context: { $0.suspendedUsers = ["foo"] }),
     ]
 
-    static let all = perReason + precedence + sinch
+    /// The ID-token rules of §8.18, the two reasons it adds among them.
+    static let idTokens: [Scenario] = [
+        .idToken("alg HS256", .headerParamWrongValue, param: "alg", header: IDTokenWorld.header(alg: "HS256")),
+        .idToken("alg ES256 for an RS256 provider", .headerParamWrongValue, param: "alg", header: IDTokenWorld.header(alg: "ES256")),
+        .idToken("a kid the source does not publish", .keyNotFound, param: "kid", header: IDTokenWorld.header(kid: "other")),
+        .idToken(
+            "an issuer no provider has", .keyNotFound, param: "kid", hint: "no provider",
+            claims: JSONText([
+                ("iss", jsonString("https://login.example.com/tenant/")), ("sub", jsonString("a")), ("aud", jsonString("client-1")),
+                ("iat", String(IDTokenWorld.now - 10)), ("exp", String(IDTokenWorld.now + 600)),
+            ])),
+        .idToken(
+            "a provider that is not federated", .keyNotFound, param: "kid", hint: "federated",
+            context: { world, _ in world.sourceProviders[IDTokenWorld.issuer]?.federated = false }),
+        .idToken(
+            "aud another client", .claimWrongValue, claim: "aud",
+            claims: JSONText([
+                ("iss", jsonString(IDTokenWorld.issuer)), ("sub", jsonString("a")), ("aud", jsonString("client-2")),
+                ("iat", String(IDTokenWorld.now - 10)), ("exp", String(IDTokenWorld.now + 600)),
+            ])),
+        .idToken(
+            "not bound to the app", .providerNotBoundToApp, claim: "iss",
+            context: { world, _ in world.sourceProviders[IDTokenWorld.issuer]?.boundToApp = false }),
+        .idToken("lives longer than an hour", .ttlTooLong, claim: "exp", claims: IDTokenWorld.claims(exp: IDTokenWorld.now + 3_600)),
+        .idToken(
+            "already signed in", .tokenReplayed,
+            context: { world, token in
+                if let digest = TokenVerifier().plan(token, appID: IDTokenWorld.appID).replayDigest { world.usedIDTokens.insert(digest) }
+            }),
+    ]
+
+    static let all = perReason + precedence + sinch + idTokens
 }
 
 @Suite("Reason table (PROTOCOL §5.4)")
@@ -292,6 +337,12 @@ struct ReasonTableTests {
         #expect(layer.keyID == LayerWorld.keyID)
         #expect(layer.applicationKey == nil)
         #expect(layer.identity == IdentityClaims())
+
+        let idToken = try await TokenVerifier().verify(
+            try IDTokenWorld.token(), appID: IDTokenWorld.appID, facts: IDTokenWorld.context(), now: IDTokenWorld.now)
+        #expect(idToken.profile == .idToken && idToken.userID == LayerWorld.userID)
+        #expect(idToken.providerID == IDTokenWorld.providerID && idToken.keyID == nil && idToken.sourceKeyID == IDTokenWorld.kid)
+        #expect(idToken.replayDigest?.count == 32 && idToken.expiresAt == IDTokenWorld.now + 600)
 
         let sinch = try await TokenVerifier().verify(
             try SinchWorld.token(), appID: SinchWorld.appID,
@@ -325,7 +376,7 @@ struct ReasonTableTests {
     @Test("the per-reason tokens cover every reason of the table")
     func coverage() async throws {
         var produced = Set<RejectionReason>()
-        for scenario in ReasonScenarios.perReason {
+        for scenario in ReasonScenarios.perReason + ReasonScenarios.idTokens {
             let built = try scenario.build()
             do {
                 _ = try await TokenVerifier().verify(built.token, appID: built.appID, facts: built.context, now: built.now)
@@ -335,7 +386,7 @@ struct ReasonTableTests {
         }
         let missing = RejectionReason.allCases.filter { !produced.contains($0) }
         #expect(missing.isEmpty, "reasons never produced: \(missing.map(\.rawValue))")
-        #expect(produced.count == 23)
+        #expect(produced.count == 25)
     }
 
     struct StoreDown: Error, Equatable {}

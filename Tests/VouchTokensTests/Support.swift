@@ -174,6 +174,11 @@ struct TestContext: VerificationFactsProvider {
     var registrationSecrets: [UUID: RegistrationSecret] = [:]
     var seenRegistrationNonces: Set<String> = []
     var suspendedUsers: Set<String> = []
+    /// Providers with a key source, by issuer, and their fetched keys by `kid`.
+    var sourceProviders: [String: KeySourceProvider] = [:]
+    var sourceKeys: [String: SourceKey] = [:]
+    /// ID tokens that already signed in, by `TokenPlan.replayDigest`.
+    var usedIDTokens: Set<[UInt8]> = []
     /// One line per plan the verifier asked about.
     let log = CallLog()
 
@@ -188,6 +193,13 @@ struct TestContext: VerificationFactsProvider {
         facts.registrationSecret = plan.applicationKey.flatMap { registrationSecrets[$0] }
         facts.registrationNonceSeen = plan.registrationNonce.map { seenRegistrationNonces.contains($0) }
         facts.userSuspended = plan.userID.map { suspendedUsers.contains($0) }
+        if case .issuer(let issuer) = plan.sourceProvider, let provider = sourceProviders[issuer] {
+            var provider = provider
+            provider.boundToApp = provider.boundToApp && plan.appID == IDTokenWorld.appID
+            facts.sourceProvider = provider
+            facts.sourceKey = plan.sourceKeyID.map { sourceKeys[$0].map(SourceKeyLookup.found) ?? .notFound }
+        }
+        facts.idTokenUsed = plan.replayDigest.map(usedIDTokens.contains)
         return facts
     }
 }
@@ -240,6 +252,45 @@ enum LayerWorld {
         context.providers[providerID] = [appID]
         context.providers[otherProviderID] = [appID]
         context.usableNonces = [nonce]
+        return context
+    }
+}
+
+// MARK: - Federated ID token world (PROTOCOL §8.18)
+
+enum IDTokenWorld {
+    static let appID = LayerWorld.appID
+    static let providerID = UUID(uuidString: "7d3f5a10-9c2b-4c1e-8f7a-2b9e4d6c8a13")!
+    static let issuer = "https://login.example.com/tenant"
+    static let clientID = "client-1"
+    static let kid = "idp-key-1"
+    static let now = LayerWorld.now
+
+    static func header(alg: String = "RS256", kid: String = kid) -> JSONText {
+        JSONText([("alg", jsonString(alg)), ("kid", jsonString(kid)), ("typ", jsonString("JWT"))])
+    }
+
+    static func claims(iat: Int64 = now - 10, exp: Int64 = now + 600, sub: String = LayerWorld.userID) -> JSONText {
+        JSONText([
+            ("iss", jsonString(issuer)), ("sub", jsonString(sub)), ("aud", jsonString(clientID)),
+            ("iat", String(iat)), ("exp", String(exp)),
+        ])
+    }
+
+    static func token(header: JSONText = header(), claims: JSONText = claims(), key: _RSA.Signing.PrivateKey = TestKeys.provider.privateKey) throws -> String {
+        try JWS.rs256(header: header.bytes, claims: claims.bytes, key: key)
+    }
+
+    /// A world in which `token()` verifies: a federated provider of `issuer`, bound to the app,
+    /// whose key source publishes the provider's key as `kid`.
+    static func context() -> TestContext {
+        var context = TestContext()
+        context.sourceProviders[issuer] = KeySourceProvider(
+            providerID: providerID, hasKeySource: true, issuer: issuer, clientID: clientID, federated: true, algorithm: .rs256,
+            boundToApp: true)
+        context.sourceKeys[kid] = SourceKey(
+            keyID: kid, key: .rsa(TestKeys.provider.privateKey.publicKey), keyType: "RSA",
+            fingerprint: PublicKeyInfo.fingerprint(of: TestKeys.provider.privateKey.publicKey))
         return context
     }
 }

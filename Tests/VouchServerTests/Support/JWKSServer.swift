@@ -137,8 +137,8 @@ struct PublishedKey: Sendable {
     let kid: String
     let key: Private
 
-    /// RSA keys take a moment to generate in a debug build: the tests share a few.
-    static let rsaPool: [_RSA.Signing.PrivateKey] = (0..<4).map { _ in try! _RSA.Signing.PrivateKey(keySize: .bits2048) }
+    /// Four fixed RSA keys (`TestRSAKeys`), shared by the tests.
+    static var rsaPool: [_RSA.Signing.PrivateKey] { TestRSAKeys.all }
 
     static func rsa(_ kid: String, index: Int) -> PublishedKey { PublishedKey(kid: kid, key: .rsa(rsaPool[index])) }
     static func p256(_ kid: String) -> PublishedKey { PublishedKey(kid: kid, key: .p256(P256.Signing.PrivateKey())) }
