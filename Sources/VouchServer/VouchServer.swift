@@ -84,7 +84,8 @@ public enum VouchServer {
     ) async throws -> RouterParts {
         let outbound = OutboundPolicy(allowsLoopback: configuration.allowsLoopbackOutbound)
         let keySets = ProviderKeySets(
-            store: store, fetcher: KeySourceFetcher(outbound: outbound), settings: configuration.keySources, clock: clocks.now,
+            store: store, fetcher: KeySourceFetcher(outbound: outbound, timeLimit: configuration.keySources.fetchTimeLimit), settings: configuration.keySources,
+            clock: clocks.now,
             metrics: metrics, logger: logger)
         let authenticator = Authenticator(
             store: store, verifier: TokenVerifier(leewaySeconds: configuration.leewaySeconds),

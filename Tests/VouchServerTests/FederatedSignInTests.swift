@@ -49,7 +49,12 @@ struct FederatedSignInTests {
         }
     }
 
-    static func loopback(_ configuration: inout ServerConfiguration) { configuration.allowsLoopbackOutbound = true }
+    /// The test flag, and a fetch limit that a suite starting hundreds of servers at once cannot
+    /// exceed (the 5 s bound itself is `unsafeSources`' to test).
+    static func loopback(_ configuration: inout ServerConfiguration) {
+        configuration.allowsLoopbackOutbound = true
+        configuration.keySources.fetchTimeLimit = .seconds(60)
+    }
 
     @Test("an ID token signs its sub in, with the profile's standard claims; the same token again is eit_token_replayed")
     func signInAndReplay() async throws {

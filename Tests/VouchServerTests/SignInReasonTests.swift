@@ -14,7 +14,7 @@ struct SignInReasonTests {
     }
 
     private func everyReason(_ jwks: JWKSServer) async throws {
-        try await LiveServer.run(configure: { $0.allowsLoopbackOutbound = true }) { server in
+        try await LiveServer.run(configure: KeySourceTests.loopback) { server in
             let fixture = try await Fixture.make(server)
             let now = server.clock.now
             var produced = Set<RejectionReason>()

@@ -1,5 +1,7 @@
 import Foundation
+import NIOCore
 import NIOHTTP1
+import Synchronization
 import VouchProtocol
 import VouchStore
 import VouchTokens
@@ -9,17 +11,19 @@ import VouchTokens
 /// within 5 s, over HTTPS to a public address that was checked, never following a redirect.
 struct KeySourceFetcher: Sendable {
     static let maximumBytes = 64 * 1_024
-    static let timeLimit: Duration = .seconds(5)
     static let userAgent = "Vouch-KeySource/1"
 
     let outbound: OutboundPolicy
     let client: OutboundHTTPClient
+    /// The whole fetch, discovery included (`KeySourceSettings.fetchTimeLimit`).
+    let timeLimit: Duration
 
-    init(outbound: OutboundPolicy) {
+    init(outbound: OutboundPolicy, timeLimit: Duration) {
         self.outbound = outbound
+        self.timeLimit = timeLimit
+        let limit = TimeAmount.nanoseconds(Int64(timeLimit.components.seconds) * 1_000_000_000 + timeLimit.components.attoseconds / 1_000_000_000)
         client = OutboundHTTPClient(
-            limits: OutboundHTTPClient.Limits(
-                connectTimeout: .seconds(5), exchangeTimeout: .seconds(5), maximumBodyBytes: Self.maximumBytes))
+            limits: OutboundHTTPClient.Limits(connectTimeout: limit, exchangeTimeout: limit, maximumBodyBytes: Self.maximumBytes))
     }
 
     /// What a fetch brought: a document Vouch takes, or why not, in words for the operator.
@@ -35,18 +39,19 @@ struct KeySourceFetcher: Sendable {
         let description: String
     }
 
-    /// The whole fetch, discovery included, within `timeLimit`.
+    /// The whole fetch, discovery included, answered within `timeLimit` however the source
+    /// behaves: at the limit the fetch is cancelled and left to unwind on its own.
     func fetch(_ source: ProviderKeySource) async -> Result<Fetched, Failure> {
-        await withTaskGroup(of: Result<Fetched, Failure>?.self) { group in
-            group.addTask { await self.fetchUnbounded(source) }
-            group.addTask {
-                try? await Task.sleep(for: Self.timeLimit)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(Failure(description: "no answer within \(Self.timeLimit.components.seconds) s"))
+        let outcome = OneAnswer<Result<Fetched, Failure>>()
+        let work = Task { outcome.answer(await self.fetchUnbounded(source)) }
+        let timer = Task {
+            try? await Task.sleep(for: timeLimit)
+            outcome.answer(.failure(Failure(description: "no answer within \(timeLimit.components.seconds) s")))
         }
+        let result = await outcome.value
+        work.cancel()
+        timer.cancel()
+        return result
     }
 
     private func fetchUnbounded(_ source: ProviderKeySource) async -> Result<Fetched, Failure> {
@@ -129,5 +134,33 @@ struct KeySourceFetcher: Sendable {
             maxAge = Int(value) ?? range.upperBound
         }
         return Int64(min(max(maxAge ?? KeySourceSettings.defaultFreshnessSeconds, range.lowerBound), range.upperBound))
+    }
+}
+
+/// The first of several answers, awaited once.
+private final class OneAnswer<Value: Sendable>: Sendable {
+    private let state = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+
+    func answer(_ value: Value) {
+        let waiter: CheckedContinuation<Value, Never>? = state.withLock { state in
+            guard state.value == nil else { return nil }
+            state.value = value
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: value)
+    }
+
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready: Value? = state.withLock { state in
+                    if let value = state.value { return value }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
     }
 }

@@ -6,6 +6,9 @@ public struct KeySourceSettings: Sendable, Equatable, CustomStringConvertible {
     /// `vouch serve --key-source-grace-hours`: after this long without a good fetch the keys are
     /// no longer trusted (a source that stays down may have been taken over, or retired a key).
     public var graceSeconds: Int64 = 86_400
+    /// The most one fetch of a key source may take, discovery included. Not a flag: the
+    /// protocol's bound; tests on a loaded machine raise it where it is not what they test.
+    public var fetchTimeLimit: Duration = .seconds(5)
 
     /// An unknown `kid` makes one fetch at most this often per provider, across instances.
     static let unknownKeyRefetchSeconds: Int64 = 60
@@ -26,7 +29,10 @@ public struct KeySourceSettings: Sendable, Equatable, CustomStringConvertible {
         guard Self.graceSecondsRange.contains(graceSeconds) else {
             throw ConfigurationError(field: "keySources.graceSeconds", accepted: "1…720 hours")
         }
+        guard fetchTimeLimit > .zero, fetchTimeLimit <= .seconds(120) else {
+            throw ConfigurationError(field: "keySources.fetchTimeLimit", accepted: "more than 0 and at most 120 seconds")
+        }
     }
 
-    public var description: String { "KeySourceSettings(graceSeconds: \(graceSeconds))" }
+    public var description: String { "KeySourceSettings(graceSeconds: \(graceSeconds), fetchTimeLimit: \(fetchTimeLimit))" }
 }

@@ -23,15 +23,25 @@ struct OutboundHTTPClient: Sendable {
     private let sslContext: Result<NIOSSLContext, OutboundFailure>
     let group: any EventLoopGroup
 
-    /// - Parameter tls: the certificates a TLS destination must chain to: the system's, unless a
-    ///   test trusts its own.
+    /// The system's trust roots, read once per process: every client of every server in the
+    /// process (webhooks, key sources) shares them, rather than each reading the files anew.
+    private static let systemTrust = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }
+        .mapError { OutboundFailure.tls("\($0)") }
+
+    /// - Parameter tls: the certificates a TLS destination must chain to: the system's (`nil`),
+    ///   unless a test trusts its own.
     init(
-        limits: Limits = Limits(), tls: TLSConfiguration = .makeClientConfiguration(),
+        limits: Limits = Limits(), tls: TLSConfiguration? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.limits = limits
         self.group = group
-        sslContext = Result { try NIOSSLContext(configuration: tls) }.mapError { OutboundFailure.tls("\($0)") }
+        sslContext =
+            if let tls {
+                Result { try NIOSSLContext(configuration: tls) }.mapError { OutboundFailure.tls("\($0)") }
+            } else {
+                Self.systemTrust
+            }
     }
 
     /// What came back: the status and the start of the body, or why nothing usable did.
