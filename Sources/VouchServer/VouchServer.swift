@@ -142,7 +142,7 @@ public enum VouchServer {
             sessions: DashboardSessions(clock: clocks.now), cookies: DashboardCookies(secure: configuration.secureCookies),
             signInLimiter: RateLimiter(ratePerSecond: 5, clock: clocks.uptime),
             audit: AdminAuditMiddleware(store: store, clock: clocks.now, metrics: metrics) { $0.adminPrincipal },
-            rejections: rejections, liveSockets: hub, outbound: outbound, pseudonyms: pseudonyms, clock: clocks.now
+            rejections: rejections, liveSockets: hub, outbound: outbound, pseudonyms: pseudonyms, keySets: keySets, clock: clocks.now
         )
         .register(on: router)
         table.load(from: router)

@@ -25,7 +25,7 @@ struct IDTokenPolicy {
     /// `TokenPlan.replayDigest`, which a verified token carries to the session's transaction.
     let replayDigest: [UInt8]?
 
-    static func plan(_ plan: inout TokenPlan, jws: CompactJWS, token: String) {
+    static func plan(_ plan: inout TokenPlan, jws: CompactJWS) {
         var findings = Findings(mode: .all)
         try? checkHeader(jws.header, &findings)
         let issuer = jws.claims["iss"]?.stringValue
@@ -35,14 +35,17 @@ struct IDTokenPolicy {
         plan.userID = jws.claims["sub"]?.stringValue
         if case .number(let number) = jws.claims["exp"] { plan.expiresAt = number.integerValue }
         if let issuer, let expiresAt = plan.expiresAt {
-            plan.replayDigest = replayDigest(issuer: issuer, tokenID: jws.claims["jti"]?.stringValue, expiresAt: expiresAt, token: token)
+            plan.replayDigest = replayDigest(
+                issuer: issuer, tokenID: jws.claims["jti"]?.stringValue, expiresAt: expiresAt, signedPart: jws.signingInput)
         }
     }
 
-    /// What the session's transaction records as used: the issuer, the `jti` and the expiry, or
-    /// the whole token's SHA-256 when it has no `jti`. The same token is the same use however it
-    /// is re-encoded; the expiry is part of it because a use is remembered until then.
-    static func replayDigest(issuer: String, tokenID: String?, expiresAt: Int64, token: String) -> [UInt8] {
+    /// What the session's transaction records as used: the issuer, the `jti` and the expiry, or,
+    /// when it has no `jti`, the SHA-256 of its signed part (header and claims, not the signature,
+    /// which an ES256 token's holder can rewrite into a second valid form). The same token is the
+    /// same use however it is re-encoded; the expiry is part of it because a use is remembered
+    /// until then.
+    static func replayDigest(issuer: String, tokenID: String?, expiresAt: Int64, signedPart: [UInt8]) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: Array("vouch-id-token-use-v1\u{0}".utf8))
         hasher.update(data: Array(issuer.utf8))
@@ -50,8 +53,8 @@ struct IDTokenPolicy {
             hasher.update(data: Array("\u{0}jti\u{0}\(expiresAt)\u{0}".utf8))
             hasher.update(data: Array(tokenID.utf8))
         } else {
-            hasher.update(data: Array("\u{0}token\u{0}".utf8))
-            hasher.update(data: Array(token.utf8))
+            hasher.update(data: Array("\u{0}signed\u{0}".utf8))
+            hasher.update(data: signedPart)
         }
         return Array(hasher.finalize())
     }

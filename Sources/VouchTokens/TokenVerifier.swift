@@ -32,7 +32,7 @@ public struct TokenVerifier: Sendable {
         switch TokenProfile.select(for: jws.header, claims: jws.claims) {
         case .layer: LayerPolicy.plan(&plan, jws: jws)
         case .sinch: SinchPolicy.plan(&plan, jws: jws)
-        case .idToken: IDTokenPolicy.plan(&plan, jws: jws, token: token)
+        case .idToken: IDTokenPolicy.plan(&plan, jws: jws)
         }
         return plan
     }

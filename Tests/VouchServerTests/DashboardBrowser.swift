@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import Synchronization
+import VouchServer
 import VouchStore
 import VouchTestSupport
 
@@ -20,8 +21,10 @@ final class DashboardBrowser: Sendable {
     func shutdown() async throws { try await client.shutdown() }
 
     /// Runs `body` with a browser against a live server, always shutting the browser down.
-    static func run(_ body: @Sendable (LiveServer, DashboardBrowser) async throws -> Void) async throws {
-        try await LiveServer.run { server in
+    static func run(
+        configure: @escaping (inout ServerConfiguration) -> Void = { _ in }, _ body: @Sendable (LiveServer, DashboardBrowser) async throws -> Void
+    ) async throws {
+        try await LiveServer.run(configure: configure) { server in
             let browser = DashboardBrowser(baseURL: server.baseURL)
             do {
                 try await body(server, browser)
@@ -36,9 +39,10 @@ final class DashboardBrowser: Sendable {
     /// Runs `body` signed in, with the CSRF token and an app made in the store ("Chat", an hour's
     /// sessions) for the page under test to act on.
     static func runSignedIn(
+        configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (LiveServer, DashboardBrowser, _ csrf: String, AppRecord) async throws -> Void
     ) async throws {
-        try await run { server, browser in
+        try await run(configure: configure) { server, browser in
             _ = try await browser.signIn(token: LiveServer.adminToken)
             guard let csrf = DashboardBrowser.csrf(in: try await browser.get("/dashboard/apps")) else {
                 throw TestFailure("the apps page carries no CSRF token")

@@ -3,6 +3,7 @@ import Testing
 import VouchServer
 import VouchStore
 import VouchTestSupport
+import VouchTokens
 
 /// PROTOCOL §8.18: a federated provider's own ID tokens sign users in, with keys from its issuer's
 /// discovery document, `aud` bound to its client id, an hour's life at most, and once each.
@@ -144,7 +145,14 @@ struct FederatedSignInTests {
                 let ec = PublishedKey.p256("ec-1")
                 jwks.publish([ec])
                 let provider = try await Provider.make(server, jwks, algorithm: "ES256")
-                #expect(try await provider.signIn(try provider.idToken(ec)).status == 201)
+                let token = try provider.idToken(ec)
+                #expect(try await provider.signIn(token).status == 201)
+                // The same token with its ECDSA signature rewritten as (r, n − s), as valid as the
+                // original: still the same use.
+                let malleated = Self.withMalleatedSignature(token)
+                #expect(malleated != token)
+                let again = try await provider.signIn(malleated)
+                #expect(again.data["reason"] as? String == "eit_token_replayed", "\(again.text)")
                 let rsaToken = try PublishedKey.rsa("ec-1", index: 0).sign(header: ["alg": "RS256", "kid": "ec-1"], claims: provider.claims())
                 #expect(try await provider.signIn(rsaToken).data["reason"] as? String == "eit_header_param_wrong_value")
 
@@ -169,6 +177,23 @@ struct FederatedSignInTests {
                 #expect(jwks.requests("/jwks.json") == 0)
             }
         }
+    }
+
+    /// An ES256 token whose signature `r || s` is replaced by `r || n − s` (P-256's order n).
+    static func withMalleatedSignature(_ token: String) -> String {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let signature = Base64URL.decodeCanonical(parts[2]) ?? []
+        let order: [UInt8] = Array(
+            Data(base64Encoded: "/////wAAAAD//////////7zm+q2nF56E87nKwvxjJVE=")!)
+        var difference = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for index in (0..<32).reversed() {
+            var value = Int(order[index]) - Int(signature[32 + index]) - borrow
+            borrow = value < 0 ? 1 : 0
+            if value < 0 { value += 256 }
+            difference[index] = UInt8(value)
+        }
+        return parts[0] + "." + parts[1] + "." + Base64URL.encode(Array(signature[0..<32]) + difference)
     }
 
     struct Shape: Sendable, CustomTestStringConvertible {

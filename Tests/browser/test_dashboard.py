@@ -11,7 +11,7 @@ a provider and a key generated in the browser, proves a token signed with the
 downloaded private key opens a session on a described device, sees the device on the user page,
 cuts the key off with a reason after the confirmation page counts its session, sees the session
 gone, signs one of two later devices out, validates a good and a bad token, suspends a user,
-creates a registration secret, makes a webhook endpoint (a loopback URL refused inline, the secret
+creates a registration secret, makes a webhook endpoint (a private URL refused inline, the secret
 shown once), lists the event a suspension owes it and replays it, pauses it, finds that no page logs a console error (no /favicon.ico 404), is
 refused a post without the CSRF token, and signs out. Screenshots go to .build-artifacts/screenshots/ (ignored by git; CI keeps them).
 
@@ -43,6 +43,48 @@ def missing_tools():
     return missing
 
 
+class JWKSSource:
+    """A provider's JWKS on 127.0.0.1 (a thread of this process): one RSA key, or 503 once told to fail."""
+
+    def __init__(self):
+        import base64
+        import http.server
+        import threading
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        numbers = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key().public_numbers()
+
+        def b64(number):
+            return base64.urlsafe_b64encode(number.to_bytes((number.bit_length() + 7) // 8, "big")).rstrip(b"=").decode()
+
+        self.document = json.dumps({"keys": [{"kty": "RSA", "use": "sig", "alg": "RS256", "kid": "browser-idp-1",
+                                              "n": b64(numbers.n), "e": b64(numbers.e)}]}).encode()
+        self.failing = False
+        source = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if source.failing:
+                    self.send_response(503)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Cache-Control", "max-age=300")
+                self.end_headers()
+                self.wfile.write(source.document)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/jwks.json" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+
+
 class Server:
     """`vouch serve` on a free loopback port, stopped (SIGTERM, then SIGKILL) on exit."""
 
@@ -52,7 +94,7 @@ class Server:
         self.log = open(os.path.join(self.data, "serve.log"), "w+")
         self.process = subprocess.Popen(
             [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", os.path.join(self.data, "data"),
-             "--rate-limit", "0"],
+             "--rate-limit", "0", "--allow-loopback-outbound"],
             stdout=subprocess.PIPE, stderr=self.log, env=env, text=True)
         printed = []
         for _ in range(20):  # a few lines (the data directory it created) come first
@@ -413,14 +455,14 @@ class Steps:
         self.wait(lambda: self.find("#created-application-secret").text != "", "the new secret")
         self.shot("secret-created")
 
-        self.step("webhooks: a loopback URL refused inline, an endpoint made with its secret shown once, then paused")
+        self.step("webhooks: a private URL refused inline, an endpoint made with its secret shown once, then paused")
         webhooks = "/dashboard/apps/%s/webhooks" % app_id.split("/")[-1]
         self.open("/dashboard/apps")
         self.find("a[href='%s']" % webhooks).click()
         self.wait(lambda: self.driver.current_url.endswith(webhooks), "the webhooks page")
         self.find("form.webhook-form input[name='event_session.ended']").click()
-        self.submit("form.webhook-form", {"url": "https://127.0.0.1/hook"})
-        self.wait(lambda: "loopback" in self.find("[role=alert]").text, "the refusal, inline")
+        self.submit("form.webhook-form", {"url": "https://10.0.0.9/hook"})
+        self.wait(lambda: "private address" in self.find("[role=alert]").text, "the refusal, inline")
         self.shot("webhook-refused")
         self.find("form.webhook-form input[name='event_session.ended']").click()
         self.find("form.webhook-form input[name='event_user.suspended']").click()
@@ -498,6 +540,33 @@ class Steps:
         self.submit("form.confirm-delete")
         self.wait(lambda: "Deleted key" in self.text(), "the deletion")
 
+        self.step("give the provider a key source (its JWKS URL), fetch now: the key it publishes is listed")
+        source = JWKSSource()
+        try:
+            self.submit("#key-source-form", {"jwks_uri": source.url})
+            self.wait(lambda: "Saved the key source" in self.text(), "the notice")
+            self.expect("Not fetched yet" in self.find("#key-source").text, "a new source is pending")
+            self.submit("form[action$='/key-source/refresh']")
+            self.wait(lambda: self.find("#key-source-status").text == "ok", "the fetched set")
+            rows = [row.text for row in self.finds("#source-keys tbody tr")]
+            self.expect(len(rows) == 1 and "browser-idp-1" in rows[0] and "published" in rows[0], "the key's row: %r" % rows)
+            self.shot("provider-key-source", scroll_to="#key-source")
+
+            self.step("the source fails: the alert says since when, why, and until when its last keys verify")
+            source.failing = True
+            time.sleep(11)  # the instance's turn to fetch again (10 s)
+            self.submit("form[action$='/key-source/refresh']")
+            self.wait(lambda: self.finds("#key-source-alert"), "the alert")
+            alert = self.find("#key-source-alert").text
+            self.expect("HTTP 503" in alert and "still verify until" in alert, "the alert: " + alert)
+            self.shot("provider-key-source-failing", scroll_to="#key-source")
+
+            self.step("a JWKS URL at a private address is refused inline")
+            self.submit("#key-source-form", {"jwks_uri": "http://10.0.0.8/jwks.json"})
+            self.wait(lambda: "private address" in self.find("[role=alert]").text, "the inline refusal")
+        finally:
+            source.stop()
+
         self.step("the audit page lists what this test just did, by this dashboard session")
         self.find("nav a[href='/dashboard/audit']").click()
         self.wait(lambda: self.driver.current_url.endswith("/dashboard/audit"), "the audit page")
@@ -512,9 +581,13 @@ class Steps:
         admin_rows = [row for row in rows if row[2] != "sign_in.rejected"]
         self.expect(all(row[1].startswith("dashboard:") for row in admin_rows),
                     "every admin entry is this dashboard session's: %r" % admin_rows)
+        self.expect("provider.update" in actions and "provider.key_source_refresh" in actions,
+                    "the key source's changes and fetches are audited: %r" % actions)
         refused = [row[2:4] for row in admin_rows if row[3] != "ok"]
-        self.expect(refused == [["webhook.create", "http_422"]] + [["app.update", "http_422"]] * 2,
-                    "only the loopback webhook, the unreadable lifetime and the bad audience were refused: %r" % refused)
+        self.expect(refused == [["provider.update", "http_422"], ["webhook.create", "http_422"]]
+                    + [["app.update", "http_422"]] * 2,
+                    "only the private JWKS URL, the private webhook, the unreadable lifetime and the bad audience "
+                    "were refused: %r" % refused)
         self.expect(len({row[1] for row in admin_rows}) == 1, "one session did all of it")
         self.expect(actions.index("key.delete") < actions.index("app.create"), "newest first")
         self.expect("Forged" not in self.text() and ADMIN_TOKEN not in self.driver.page_source,

@@ -52,6 +52,8 @@ enum AuditedRoutes {
         "POST /admin/tools/validate-identity-token": readOnly,
 
         "POST /dashboard/sign-out": spec("dashboard.sign_out"),
+        "POST /dashboard/providers/{provider}/key-source": spec("provider.update", "provider", "provider"),
+        "POST /dashboard/providers/{provider}/key-source/refresh": spec("provider.key_source_refresh", "provider", "provider"),
         "POST /dashboard/apps": spec("app.create", "app"),
         "POST /dashboard/apps/{app}": spec("app.update", "app", "app"),
         "POST /dashboard/apps/{app}/secrets": spec("secret.create", "registration_secret"),

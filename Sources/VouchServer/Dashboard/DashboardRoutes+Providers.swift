@@ -19,6 +19,12 @@ extension DashboardRoutes {
         routes.on("/dashboard/providers/:provider/bind", method: .post) { request, context in try await bind(request, context, bound: true) }
         routes.on("/dashboard/providers/:provider/unbind", method: .post) { request, context in try await bind(request, context, bound: false) }
         routes.on("/dashboard/providers/:provider/keys", method: .post) { request, context in try await uploadKey(request, context) }
+        routes.on("/dashboard/providers/:provider/key-source", method: .post) { request, context in
+            try await setKeySource(request, context)
+        }
+        routes.on("/dashboard/providers/:provider/key-source/refresh", method: .post) { request, context in
+            try await refreshKeySource(request, context)
+        }
         routes.on("/dashboard/keys/:key/status", method: .post) { request, context in try await setKeyStatus(request, context) }
         routes.on("/dashboard/keys/:key/delete", method: .post) { request, context in try await deleteKey(request, context) }
         return routes
@@ -80,14 +86,81 @@ extension DashboardRoutes {
                 "cutoff": cutoff,
             ])
         }
-        let values: [String: Any] = [
+        var values: [String: Any] = [
             "name": provider.name, "id": LayerID.provider(id), "providerUUID": id.lowercased, "csrf": chrome.csrfToken,
             "bound": bound, "unbound": unbound, "hasUnbound": !unbound.isEmpty, "keys": keys, "scripts": ["keygen.js"],
             "cutoff": try await lastCutoff(.provider(id)), "cutoffPath": "/dashboard/providers/\(id.lowercased)/cutoff",
         ]
+        values["keySource"] = try await keySourceValues(provider)
         return renderer.page(
             "provider", title: "Provider \(provider.name)", values: values, chrome: chrome,
             status: error?.status ?? .ok)
+    }
+
+    /// The key source section: its settings for the form, and once set, how fetching fares.
+    private func keySourceValues(_ provider: ProviderRecord) async throws -> [String: Any] {
+        let source = provider.keySource
+        var values: [String: Any] = [
+            "jwksURI": source?.jwksURI ?? "", "issuer": source?.issuer ?? "", "clientID": source?.clientID ?? "",
+            "federated": source?.federated == true, "es256": source?.algorithm == .es256, "configured": source != nil,
+        ]
+        guard source != nil else { return values }
+        try await authenticator.sourceKeyUses.flush(to: store)
+        let status = try await operations.keySourceStatus(providerID: provider.id, graceSeconds: keySets.graceSeconds)
+        values["status"] = status.status.rawValue
+        values["failing"] = status.status == .failing
+        values["expired"] = status.status == .expired
+        values["pending"] = status.status == .pending
+        values["jwksURL"] = status.jwksURL ?? ""
+        values["fetchedAt"] = status.fetchedAt ?? "never"
+        values["freshUntil"] = status.freshUntil ?? ""
+        values["failingSince"] = status.failingSince ?? ""
+        values["lastError"] = status.lastError ?? ""
+        values["hasError"] = status.lastError != nil
+        values["trustedUntil"] = status.trustedUntil ?? ""
+        values["sourceKeys"] = status.keys.map { key -> [String: Any] in
+            [
+                "kid": key.kid, "keyType": key.keyType, "fingerprint": key.fingerprint, "firstSeen": key.firstSeenAt,
+                "lastSeen": key.lastSeenAt, "state": key.present ? "published" : "withdrawn", "present": key.present,
+                "signIns": key.tokensVerified24h,
+            ]
+        }
+        return values
+    }
+
+    /// Sets, changes or (with `remove`) removes the key source from the form's fields.
+    private func setKeySource(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        let providerID = try Self.uuid(context, "provider", what: "Provider")
+        return try await attempt(
+            {
+                let form = try await DashboardForm.read(request)
+                func field(_ name: String) -> FieldChange<String> {
+                    let text = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
+                    return text.isEmpty ? .cleared : .set(text)
+                }
+                let remove = form["remove"] == "yes"
+                let update = UpdateProviderRequest(
+                    jwksURI: remove ? .cleared : field("jwks_uri"), issuer: remove ? .cleared : field("issuer"),
+                    clientID: remove ? .cleared : field("client_id"), federated: !remove && form["federated"] == "yes",
+                    algorithm: remove ? "RS256" : (form["algorithm"] ?? "RS256"))
+                _ = try await operations.updateProvider(id: providerID, update, policy: outbound)
+                await notice(remove ? "Removed the key source." : "Saved the key source.", context)
+                return DashboardResponse.redirect(to: "/dashboard/providers/\(providerID.lowercased)")
+            }, orShow: { try await providerPage(context, id: providerID, error: $0) })
+    }
+
+    /// "Fetch now": the source is fetched unless a fetch began in the last few seconds.
+    private func refreshKeySource(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        let providerID = try Self.uuid(context, "provider", what: "Provider")
+        return try await attempt(
+            {
+                _ = try await DashboardForm.read(request)
+                guard let provider = try await store.provider(id: providerID) else { throw DashboardError(.notFound, "Provider not found.") }
+                guard provider.keySource != nil else { throw DashboardError(.notFound, "The provider has no key source.") }
+                await keySets.refreshNow(provider)
+                await notice("Fetched the provider's keys.", context)
+                return DashboardResponse.redirect(to: "/dashboard/providers/\(providerID.lowercased)")
+            }, orShow: { try await providerPage(context, id: providerID, error: $0) })
     }
 
     private func bind(_ request: Request, _ context: DashboardContext, bound: Bool) async throws -> Response {

@@ -27,6 +27,8 @@ struct DashboardRoutes: Sendable {
     let outbound: OutboundPolicy
     /// What an erased user is called in the audit log.
     let pseudonyms: UserPseudonyms
+    /// Providers' fetched keys: a provider page's "Fetch now".
+    let keySets: ProviderKeySets
     let renderer = DashboardRenderer()
     let clock: @Sendable () -> Int64
 

@@ -78,6 +78,41 @@ extension DashboardTemplates {
         {{^keys}}<tr><td colspan="7">No keys yet.</td></tr>{{/keys}}
         </tbody></table></div>
         </section>
+        <section class="card" id="key-source">
+        <h2>Key source</h2>
+        {{#keySource}}
+        {{#configured}}
+        {{#failing}}<p class="error" role="alert" id="key-source-alert">The key source is failing since {{failingSince}}: {{lastError}}. Its last good keys still verify until {{trustedUntil}}.</p>{{/failing}}
+        {{#expired}}<p class="error" role="alert" id="key-source-alert">The key source has failed since {{failingSince}} ({{lastError}}), longer than its keys are trusted: sign-ins with them are refused.</p>{{/expired}}
+        {{#pending}}<p class="meta" id="key-source-pending">Not fetched yet: the first sign-in that needs a key fetches it, or fetch now.{{#hasError}} Last error: {{lastError}}.{{/hasError}}</p>{{/pending}}
+        <p class="meta">Status <strong id="key-source-status">{{status}}</strong>{{#jwksURL}} · JWKS <code>{{jwksURL}}</code>{{/jwksURL}} · fetched {{fetchedAt}}{{#freshUntil}}, fresh until {{freshUntil}}{{/freshUntil}}</p>
+        <div class="table-wrap"><table id="source-keys">
+        <thead><tr><th scope="col">kid</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Fingerprint</th><th scope="col">First seen</th><th scope="col">Last seen</th><th scope="col">Sign-ins (24 h)</th></tr></thead>
+        <tbody>
+        {{#sourceKeys}}<tr class="source-key-{{state}}"><td><code>{{kid}}</code></td><td>{{keyType}}</td><td>{{state}}</td><td><code class="fingerprint">{{fingerprint}}</code></td><td>{{firstSeen}}</td><td>{{lastSeen}}</td><td>{{signIns}}</td></tr>{{/sourceKeys}}
+        {{^sourceKeys}}<tr><td colspan="7">No keys seen yet.</td></tr>{{/sourceKeys}}
+        </tbody></table></div>
+        <form method="post" action="/dashboard/providers/{{providerUUID}}/key-source/refresh" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="refresh-key-source">Fetch now</button>
+        </form>
+        {{/configured}}
+        {{^configured}}<p>Keys are uploaded by hand. A key source fetches them from the provider's JWKS URL, or from its OpenID
+        issuer's discovery document, and follows its rotations; a federated provider's own ID tokens can then sign users in.</p>{{/configured}}
+        <form method="post" action="/dashboard/providers/{{providerUUID}}/key-source" class="row" id="key-source-form">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label class="wide">JWKS URL <input type="url" name="jwks_uri" value="{{jwksURI}}" maxlength="2048" placeholder="https://login.example.com/.well-known/jwks.json"></label>
+        <label class="wide">Issuer <input type="text" name="issuer" value="{{issuer}}" maxlength="2048" placeholder="https://login.example.com/"></label>
+        <label>Client id <input type="text" name="client_id" value="{{clientID}}" maxlength="255"></label>
+        <label>Algorithm <select name="algorithm"><option value="RS256">RS256</option><option value="ES256"{{#es256}} selected{{/es256}}>ES256</option></select></label>
+        <label class="check wide"><input type="checkbox" name="federated" value="yes"{{#federated}} checked{{/federated}}> Federated: the provider's own ID tokens (aud = the client id) sign users in</label>
+        {{#configured}}<label class="check wide"><input type="checkbox" name="remove" value="yes"> Remove the key source (uploaded keys stay)</label>{{/configured}}
+        <button type="submit">Save key source</button>
+        </form>
+        <p class="hint">Tokens' <code>iss</code> must equal the issuer exactly. Without a JWKS URL, the issuer's discovery
+        document (<code>/.well-known/openid-configuration</code>) names the keys. https only, to public addresses
+        (loopback with <code>vouch serve --allow-loopback-outbound</code>).</p>
+        {{/keySource}}
+        </section>
         <section class="card">
         <h2>Add a key</h2>
         <div id="keygen" class="stack" hidden>
