@@ -145,6 +145,20 @@ let package = Package(
             swiftSettings: strict
         ),
         // A real WebSocket client of the live channel, for the tests and the benchmark.
+        // A provider's key source on 127.0.0.1 (a JWKS and a discovery document the test
+        // changes) and the keys it publishes, for the server's and the SDK's tests.
+        .target(
+            name: "VouchKeySourceTestSupport",
+            dependencies: [
+                "VouchTestSupport",
+                "VouchTokens",
+                server("Hummingbird", "hummingbird"),
+                server("Crypto", "swift-crypto"),
+                server("_CryptoExtras", "swift-crypto"),
+                server("Logging", "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "VouchLiveTestSupport",
             dependencies: [
@@ -291,6 +305,7 @@ let package = Package(
             name: "VouchClientTests",
             dependencies: [
                 "VouchClient",
+                "VouchKeySourceTestSupport",
                 "VouchDevelopmentIdentityProvider",
                 "VouchProtocol",
                 "VouchServer",
@@ -347,6 +362,7 @@ let package = Package(
                 "VouchCutoffRace",
                 "VouchResourceServer",
                 "VouchLiveTestSupport",
+                "VouchKeySourceTestSupport",
                 "VouchDevelopmentIdentityProvider",
                 "VouchPostgresTestSupport",
                 "VouchServer",

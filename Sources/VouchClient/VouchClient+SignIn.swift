@@ -37,6 +37,22 @@ extension VouchClient {
         return try accept(response, profile: .identityToken, expected: expected, userID: nil)
     }
 
+    /// Exchanges an ID token from a federated OpenID provider (Firebase Authentication, Auth0, a
+    /// Clerk JWT template, the app's own OpenID provider) for a session, with no Vouch nonce
+    /// (PROTOCOL §8.18): the provider must be set up as federated in Vouch, with the token's `iss`
+    /// as its issuer and its `aud` as its client id. The user is the token's `sub`.
+    ///
+    /// An ID token signs in once: ask the provider for a fresh one for each sign-in (Firebase:
+    /// `getIDToken(forcingRefresh: true)`); a token used before is refused with
+    /// `eit_token_replayed`. The same token can also be the `IdentityTokenProvider`'s answer, which
+    /// then ignores the nonce: challenges are answered with a fresh ID token the same way.
+    ///
+    /// - Throws: as `authenticate(identityToken:)`.
+    @discardableResult
+    public func authenticate(federatedIDToken: String) async throws(VouchClientError) -> Identity {
+        try await authenticate(identityToken: federatedIDToken)
+    }
+
     /// Signs the user out: ends the session on the server (`DELETE /sessions/<token>`) and always
     /// wipes the persisted session and the user's data container, before any network call, so
     /// that nothing of the user survives even when the device is offline.
@@ -272,14 +288,15 @@ extension VouchClient {
     }
 
     /// Errors a later attempt may not meet: the network, an overloaded server, a provider hiccup,
-    /// a nonce that was used or expired meanwhile. Never a refused signature, key, provider,
+    /// a nonce that was used or expired meanwhile, an ID token already used. Never a refused signature, key, provider,
     /// binding, suspension, malformed token or a clock that is off.
     static func isWorthRetrying(_ error: VouchClientError) -> Bool {
         switch error.kind {
         case .network, .serverUnavailable, .rateLimited, .tokenProviderFailed, .tokenProviderTimedOut:
             true
         case .invalidIdentityToken:
-            error.tokenRejection?.knownReason == .nonceNotFound || error.tokenRejection?.knownReason == .nonceReplayed
+            // A used nonce, or an ID token the provider handed out twice: a new one may pass.
+            [.nonceNotFound, .nonceReplayed, .tokenReplayed].contains(error.tokenRejection?.knownReason)
         default:
             false
         }

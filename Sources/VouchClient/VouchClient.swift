@@ -13,7 +13,9 @@ import VouchProtocol
 /// *generation*; work started for an older generation (a refresh, a sign-in) is discarded when it
 /// finishes, so `deauthenticate()` and user switches always win over late answers.
 public actor VouchClient {
-    /// Asks the app's backend for an identity token for `userID` over `nonce` (LayerKit).
+    /// Asks the app's backend for an identity token for `userID` over `nonce` (LayerKit), or a
+    /// federated provider for a fresh ID token for the signed-in user, ignoring `nonce` (PROTOCOL
+    /// §8.18): the server tells the two apart, and either answers a challenge.
     public typealias IdentityTokenProvider = @Sendable (_ userID: String, _ nonce: String) async throws -> String
     /// Asks the app's backend for a registration token for `userID` (Sinch's
     /// `client:requiresRegistrationCredentials:`; return = `registerWithJWT:`, throw = `registerDidFail:`).

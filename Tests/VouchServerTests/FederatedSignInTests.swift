@@ -1,4 +1,5 @@
 import Foundation
+import VouchKeySourceTestSupport
 import Testing
 import VouchServer
 import VouchStore

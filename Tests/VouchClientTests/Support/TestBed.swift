@@ -48,12 +48,12 @@ struct TestBed: Sendable {
                 now: { Int64(Date().timeIntervalSince1970) + offset.value },
                 uptime: ServerClocks.system.uptime, sleep: ServerClocks.system.sleep)
             let server = try await VouchServer.makeApplication(
-                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
+                configuration: serverConfiguration(rateLimit: rateLimit),
                 store: store, logger: logger, clocks: clocks, onServerRunning: { port.set($0) })
             let runSecondInstance: @Sendable (@Sendable (URL) async throws -> Void) async throws -> Void = { body in
                 let secondPort = Shared(0)
                 let second = try await VouchServer.makeApplication(
-                    configuration: ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken),
+                    configuration: serverConfiguration(rateLimit: rateLimit),
                     store: store, logger: logger, clocks: clocks, onServerRunning: { secondPort.set($0) })
                 try await second.test(.live) { _ in try await body(URL(string: "http://127.0.0.1:\(secondPort.value)")!) }
             }
@@ -79,6 +79,15 @@ struct TestBed: Sendable {
             throw error
         }
         try await store.close()
+    }
+
+    /// Loopback outbound is on, so that a provider's key source can be a JWKS on 127.0.0.1, with
+    /// a fetch limit a loaded suite cannot exceed.
+    static func serverConfiguration(rateLimit: Int) -> ServerConfiguration {
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: rateLimit, adminToken: adminToken)
+        configuration.allowsLoopbackOutbound = true
+        configuration.keySources.fetchTimeLimit = .seconds(60)
+        return configuration
     }
 
     var admin: AdminAPI { AdminAPI(serverURL: serverURL, token: Self.adminToken) }

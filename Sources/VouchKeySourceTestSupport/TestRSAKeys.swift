@@ -3,8 +3,8 @@ import _CryptoExtras
 /// RSA keys for the key-source tests, made once with `openssl genpkey` (test material, never a
 /// real key): generating them in a debug build under a loaded suite takes seconds, and a
 /// generation behind a `static let` holds every thread that waits for it.
-enum TestRSAKeys {
-    static let pems: [String] = [
+package enum TestRSAKeys {
+    package static let pems: [String] = [
         """
         -----BEGIN PRIVATE KEY-----
         MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQCk4+eDniBU7Dwy
@@ -127,5 +127,5 @@ enum TestRSAKeys {
         """,
     ]
 
-    static let all: [_RSA.Signing.PrivateKey] = pems.map { try! _RSA.Signing.PrivateKey(pemRepresentation: $0) }
+    package static let all: [_RSA.Signing.PrivateKey] = pems.map { try! _RSA.Signing.PrivateKey(pemRepresentation: $0) }
 }

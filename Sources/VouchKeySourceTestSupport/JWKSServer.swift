@@ -17,8 +17,8 @@ import _CryptoExtras
 ///   = `/jwks.json`.
 /// - `/huge`: 200 with 1 MiB of a JWKS-looking body. `/redirect`: 302 to `/jwks.json`.
 /// - `/hang`: never answers (until the server stops).
-struct JWKSServer: Sendable {
-    enum Mode: Sendable {
+package struct JWKSServer: Sendable {
+    package enum Mode: Sendable {
         case serving
         case failing
         case hanging
@@ -32,22 +32,22 @@ struct JWKSServer: Sendable {
         var requests: [String] = []
     }
 
-    let port: Int
+    package let port: Int
     private let state: Shared<State>
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    func url(_ path: String) -> String { baseURL + path }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
+    package func url(_ path: String) -> String { baseURL + path }
 
-    func publish(_ keys: [PublishedKey]) { state.withLock { $0.keys = keys.map(\.jwk) } }
-    func publish(jwks: [[String: String]]) { state.withLock { $0.keys = jwks } }
-    func setCacheControl(_ value: String?) { state.withLock { $0.cacheControl = value } }
-    func setMode(_ mode: Mode) { state.withLock { $0.mode = mode } }
-    func setDiscoveryIssuer(_ issuer: String?) { state.withLock { $0.discoveryIssuer = issuer } }
+    package func publish(_ keys: [PublishedKey]) { state.withLock { $0.keys = keys.map(\.jwk) } }
+    package func publish(jwks: [[String: String]]) { state.withLock { $0.keys = jwks } }
+    package func setCacheControl(_ value: String?) { state.withLock { $0.cacheControl = value } }
+    package func setMode(_ mode: Mode) { state.withLock { $0.mode = mode } }
+    package func setDiscoveryIssuer(_ issuer: String?) { state.withLock { $0.discoveryIssuer = issuer } }
     /// How many requests `path` has had.
-    func requests(_ path: String) -> Int { state.withLock { $0.requests.filter { $0 == path }.count } }
-    var totalRequests: Int { state.withLock { $0.requests.count } }
+    package func requests(_ path: String) -> Int { state.withLock { $0.requests.filter { $0 == path }.count } }
+    package var totalRequests: Int { state.withLock { $0.requests.count } }
 
-    static func run(_ body: @Sendable (JWKSServer) async throws -> Void) async throws {
+    package static func run(_ body: @Sendable (JWKSServer) async throws -> Void) async throws {
         let state = Shared(State())
         let (hung, release) = AsyncStream.makeStream(of: Never.self)
         let router = Router()
@@ -128,22 +128,27 @@ struct JWKSServer: Sendable {
 }
 
 /// A provider's signing key and its JWK, as a backend or an identity provider publishes it.
-struct PublishedKey: Sendable {
-    enum Private: Sendable {
+package struct PublishedKey: Sendable {
+    package enum Private: Sendable {
         case rsa(_RSA.Signing.PrivateKey)
         case p256(P256.Signing.PrivateKey)
     }
 
-    let kid: String
-    let key: Private
+    package let kid: String
+    package let key: Private
+
+    package init(kid: String, key: Private) {
+        self.kid = kid
+        self.key = key
+    }
 
     /// Four fixed RSA keys (`TestRSAKeys`), shared by the tests.
-    static var rsaPool: [_RSA.Signing.PrivateKey] { TestRSAKeys.all }
+    package static var rsaPool: [_RSA.Signing.PrivateKey] { TestRSAKeys.all }
 
-    static func rsa(_ kid: String, index: Int) -> PublishedKey { PublishedKey(kid: kid, key: .rsa(rsaPool[index])) }
-    static func p256(_ kid: String) -> PublishedKey { PublishedKey(kid: kid, key: .p256(P256.Signing.PrivateKey())) }
+    package static func rsa(_ kid: String, index: Int) -> PublishedKey { PublishedKey(kid: kid, key: .rsa(rsaPool[index])) }
+    package static func p256(_ kid: String) -> PublishedKey { PublishedKey(kid: kid, key: .p256(P256.Signing.PrivateKey())) }
 
-    var jwk: [String: String] {
+    package var jwk: [String: String] {
         switch key {
         case .rsa(let key):
             let primitives = try! key.publicKey.getKeyPrimitives()
@@ -161,8 +166,8 @@ struct PublishedKey: Sendable {
     }
 
     /// A compact JWS over exactly this header and these claims.
-    func sign(header: [String: Any], claims: [String: Any]) throws -> String {
-        let input = Base64URL.encode(Array(Fixture.json(header).utf8)) + "." + Base64URL.encode(Array(Fixture.json(claims).utf8))
+    package func sign(header: [String: Any], claims: [String: Any]) throws -> String {
+        let input = Base64URL.encode(Array(Self.json(header).utf8)) + "." + Base64URL.encode(Array(Self.json(claims).utf8))
         let signature: [UInt8]
         switch key {
         case .rsa(let key): signature = try RS256.sign(Array(input.utf8), privateKey: key)
@@ -171,8 +176,15 @@ struct PublishedKey: Sendable {
         return input + "." + Base64URL.encode(signature)
     }
 
+    /// Sorted keys and unescaped slashes, as a minter writes them.
+    package static func json(_ object: Any) -> String {
+        String(
+            decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(),
+            as: UTF8.self)
+    }
+
     /// The PEM of the private key, for a minter outside Swift (PyJWT).
-    var privatePEM: String {
+    package var privatePEM: String {
         switch key {
         case .rsa(let key): key.pemRepresentation
         case .p256(let key): key.pemRepresentation
