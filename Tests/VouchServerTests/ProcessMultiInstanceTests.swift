@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+import VouchKeySourceTestSupport
 import VouchProtocol
 import VouchStorePostgres
 import VouchPostgresTestSupport
@@ -112,6 +113,43 @@ struct ProcessMultiInstanceTests {
             let bobOnB = try await b.me(bobSession)
             #expect(bobOnB.status == 401)
             #expect(bobOnB.json["data"]["reason"].string == "user_suspended", "\(bobOnB)")
+        }
+    }
+
+    @Test("a provider's fetched keys are shared: B signs in with A's fetch, and a key A fetched after a rotation is B's too")
+    func sharedKeySource() async throws {
+        try await JWKSServer.run { jwks in
+            try await Self.withTwoInstances(extra: ["--allow-loopback-outbound"]) { _, a, b, _ in
+                let first = PublishedKey.rsa("shared-1", index: 0)
+                let second = PublishedKey.rsa("shared-2", index: 1)
+                jwks.publish([first])
+                let app = try await a.admin(.POST, "/admin/apps", json: ["name": "keys"], expect: 201)
+                let provider = try await a.admin(
+                    .POST, "/admin/providers", json: ["name": "fetched", "jwks_uri": jwks.url("/jwks.json")], expect: 201)
+                let appID = ProcessHarness.bare(try #require(app["id"].string))
+                let providerID = try #require(provider["id"].string)
+                try await a.admin(.PUT, "/admin/providers/\(ProcessHarness.bare(providerID))/apps/\(appID)", expect: 204)
+                func token(_ key: PublishedKey, nonce: String) throws -> String {
+                    let now = Int64(Date().timeIntervalSince1970)
+                    return try key.sign(
+                        header: ["typ": "JWT", "alg": "RS256", "cty": "layer-eit;v=1", "kid": key.kid],
+                        claims: ["iss": providerID, "prn": "alice", "iat": now, "exp": now + 120, "nce": nonce])
+                }
+
+                #expect(try await a.signIn(try token(first, nonce: try await a.nonce()), app: appID).status == 201)
+                #expect(try await b.signIn(try token(first, nonce: try await b.nonce()), app: appID).status == 201)
+                #expect(jwks.requests("/jwks.json") == 1, "B used the set A fetched")
+
+                // The provider rotates; an operator has A fetch now (after the 10 s turn), and B
+                // verifies the new key from the shared set without fetching it itself.
+                jwks.publish([first, second])
+                try await Task.sleep(for: .seconds(11))
+                let refreshed = try await a.admin(.POST, "/admin/providers/\(ProcessHarness.bare(providerID))/key-source/refresh", expect: 200)
+                #expect(refreshed["keys"].array?.count == 2, "\(refreshed)")
+                let onB = try await b.signIn(try token(second, nonce: try await b.nonce()), app: appID)
+                #expect(onB.status == 201, "\(onB)")
+                #expect(jwks.requests("/jwks.json") == 2)
+            }
         }
     }
 
