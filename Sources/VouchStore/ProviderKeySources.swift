@@ -30,9 +30,10 @@ public struct ProviderKeySource: Sendable, Equatable {
         self.algorithm = algorithm
     }
 
-    /// What a fetched set was fetched for: a set fetched under another configuration is not used.
+    /// What a fetched set was fetched for: a set fetched under another configuration (another URL,
+    /// issuer or pinned algorithm) is not used.
     public var identity: String {
-        "jwks=\(jwksURI ?? "");issuer=\(issuer ?? "")"
+        "jwks=\(jwksURI ?? "");issuer=\(issuer ?? "");alg=\(algorithm.rawValue)"
     }
 }
 

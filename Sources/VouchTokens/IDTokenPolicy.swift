@@ -112,7 +112,8 @@ struct IDTokenPolicy {
                     try findings.add(.headerParamWrongValue, param: "alg", hint: "this provider's ID tokens are \(selected.algorithm.rawValue)")
                 } else {
                     switch facts.sourceKey {
-                    case .found(let found): key = found
+                    case .found(let found) where found.key.algorithm == selected.algorithm: key = found
+                    case .found: try findings.add(.keyNotFound, param: "kid", hint: "the key is not a \(selected.algorithm.rawValue) key")
                     case .notFound, nil: try findings.add(.keyNotFound, param: "kid", hint: "the provider's key source does not publish this `kid`")
                     case .unavailable(let reason): try findings.add(.keyNotFound, param: "kid", hint: reason)
                     }

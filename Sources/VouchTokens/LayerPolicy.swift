@@ -248,8 +248,10 @@ struct LayerPolicy {
             return nil
         }
         switch facts.sourceKey {
-        case .found(let key):
+        case .found(let key) where key.key.algorithm == .rs256:
             return (key, provider)
+        case .found:
+            try findings.add(.keyNotFound, param: "kid", hint: "the key is not an RSA key")
         case .notFound, nil:
             try findings.add(.keyNotFound, param: "kid", hint: "the provider's key source does not publish this `kid`")
         case .unavailable(let reason):

@@ -180,6 +180,25 @@ struct FederatedSignInTests {
         }
     }
 
+    @Test("a provider switched from RS256 to ES256 verifies nothing with the RSA keys it fetched before, whatever a token's alg says")
+    func algorithmSwitch() async throws {
+        try await JWKSServer.run { jwks in
+            try await LiveServer.run(configure: Self.loopback) { server in
+                let rsa = PublishedKey.rsa("idp-1", index: 0)
+                jwks.publish([rsa])
+                let provider = try await Provider.make(server, jwks)
+                #expect(try await provider.signIn(try provider.idToken(rsa)).status == 201)
+                let patched = try await server.request(
+                    .PATCH, "/admin/providers/\(Fixture.bare(provider.providerID))", body: #"{"algorithm": "ES256"}"#, admin: true)
+                #expect(patched.status == 200, "\(patched.text)")
+                // An RS256 signature under a header that claims ES256, with the key kept from before.
+                let claimsES256 = try rsa.sign(header: ["alg": "ES256", "kid": "idp-1"], claims: provider.claims(subject: "eve"))
+                let answer = try await provider.signIn(claimsES256)
+                #expect(answer.status == 422 && answer.data["reason"] as? String == "eit_key_not_found", "\(answer.text)")
+            }
+        }
+    }
+
     /// An ES256 token whose signature `r || s` is replaced by `r || n − s` (P-256's order n).
     static func withMalleatedSignature(_ token: String) -> String {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

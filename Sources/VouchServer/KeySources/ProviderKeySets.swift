@@ -69,7 +69,9 @@ actor ProviderKeySets {
     func key(_ kid: String, of provider: ProviderRecord) async -> SourceKeyLookup {
         guard let source = provider.keySource else { return .notFound }
         let now = clock()
-        if usable(provider.id, source: source.identity, now: now) == nil || entries[provider.id].map({ now >= $0.freshUntil }) == true {
+        if let entry = entries[provider.id], entry.source == source.identity, now < entry.freshUntil {
+            // Kept and fresh: no read, no fetch.
+        } else {
             await refresh(provider.id, source: source, reason: .stale)
         }
         if let found = lookup(kid, provider.id, source: source.identity, now: clock()) { return found }
@@ -95,11 +97,6 @@ actor ProviderKeySets {
                     + "(\(entry.lastError ?? "unknown")), longer than its keys are trusted")
         }
         return entry.keys[kid].map(SourceKeyLookup.found)
-    }
-
-    private func usable(_ providerID: UUID, source: String, now: Int64) -> Entry? {
-        guard let entry = entries[providerID], entry.source == source else { return nil }
-        return entry
     }
 
     private enum RefreshReason {
