@@ -8,7 +8,7 @@ import VouchTokens
 
 /// PROTOCOL §8.18: a federated provider's own ID tokens sign users in, with keys from its issuer's
 /// discovery document, `aud` bound to its client id, an hour's life at most, and once each.
-@Suite("Federated ID tokens", .timeLimit(.minutes(3)))
+@Suite("Federated ID tokens", .serialized, .timeLimit(.minutes(5)))
 struct FederatedSignInTests {
     struct Provider: Sendable {
         let server: LiveServer

@@ -137,7 +137,9 @@ struct LiveServer: Sendable {
             if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await Self.http.execute(request, timeout: .seconds(30))
+        // Generous: when the whole suite starts at once, hundreds of servers share two cores and a
+        // request can wait its turn for tens of seconds; the suites' time limits catch real hangs.
+        let response = try await Self.http.execute(request, timeout: .seconds(120))
         let bytes = try await response.body.collect(upTo: 1 << 22)
         return HTTPResult(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
