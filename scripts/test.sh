@@ -15,6 +15,8 @@ python3 scripts/check_walkthrough.py
 bash scripts/walkthrough.sh .build/debug/vouch
 bash scripts/client_example.sh .build/debug
 bash scripts/sdk_package.sh
-swift test --skip-build
+# At most 24 tests at once: started all together, hundreds of tests share two cores and one
+# PostgreSQL server, and a test's own time limits and timeouts run from its start while it waits.
+SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=24 swift test --skip-build
 python3 Tests/browser/test_dashboard.py .build/debug/vouch
 bash scripts/schemathesis.sh .build/debug/vouch

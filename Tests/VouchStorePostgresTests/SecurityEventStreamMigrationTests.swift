@@ -41,13 +41,21 @@ struct PostgresSecurityEventStreamMigrationTests {
             }
             try await PostgresStore.open(url: url, options: testOptions) { store in
                 #expect(try await store.appliedMigrations().map(\.version) == PostgresMigrations.all.map(\.version))
-                let old = try await store.securityEvents(appID: appID, after: .start, kinds: nil, limit: 10)
+                // Read until it shows: another test's transaction anywhere in the cluster may hold
+                // the horizon (`pg_snapshot_xmin`) back for a while.
+                var old = try await store.securityEvents(appID: appID, after: .start, kinds: nil, limit: 10)
+                let deadline = ContinuousClock.now + .seconds(20)
+                while old.isEmpty, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                    old = try await store.securityEvents(appID: appID, after: .start, kinds: nil, limit: 10)
+                }
                 #expect(old.map(\.event.id) == [eventID], "it took the migration's transaction id")
+                let oldCursor = try #require(old.first?.cursor)
 
                 _ = try await store.setSuspended(appID: appID, userID: "ada", suspended: true, now: t0 + 5)
                 let all = try await store.settledSecurityEvents(appID: appID, count: 2)
                 #expect(all.map(\.kind) == [.sessionCreated, .userSuspended] && all.last?.userSequence == 2)
-                let after = try await store.securityEvents(appID: appID, after: old[0].cursor, kinds: nil, limit: 10)
+                let after = try await store.securityEvents(appID: appID, after: oldCursor, kinds: nil, limit: 10)
                 #expect(after.map(\.event.kind) == [.userSuspended])
                 #expect(try await store.userData(appID: appID, userID: "ada")?.events.map(\.id) == all.map(\.id))
 
