@@ -136,33 +136,30 @@ package struct PublishedKey: Sendable {
 
     package let kid: String
     package let key: Private
+    /// The public half as a JWK, made with the key.
+    package let jwk: [String: String]
 
-    package init(kid: String, key: Private) {
-        self.kid = kid
-        self.key = key
+    /// One of four fixed RSA keys (`TestRSAKeys`) under `kid`; throws for an index past them or a
+    /// key that does not parse.
+    package static func rsa(_ kid: String, index: Int) throws -> PublishedKey {
+        let key = try TestRSAKeys.key(index)
+        let primitives = try key.publicKey.getKeyPrimitives()
+        let jwk = [
+            "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
+            "n": Base64URL.encode(Array(primitives.modulus.drop { $0 == 0 })), "e": Base64URL.encode(Array(primitives.publicExponent)),
+        ]
+        return PublishedKey(kid: kid, key: .rsa(key), jwk: jwk)
     }
 
-    /// Four fixed RSA keys (`TestRSAKeys`), shared by the tests.
-    package static var rsaPool: [_RSA.Signing.PrivateKey] { TestRSAKeys.all }
-
-    package static func rsa(_ kid: String, index: Int) -> PublishedKey { PublishedKey(kid: kid, key: .rsa(rsaPool[index])) }
-    package static func p256(_ kid: String) -> PublishedKey { PublishedKey(kid: kid, key: .p256(P256.Signing.PrivateKey())) }
-
-    package var jwk: [String: String] {
-        switch key {
-        case .rsa(let key):
-            let primitives = try! key.publicKey.getKeyPrimitives()
-            return [
-                "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
-                "n": Base64URL.encode(Array(primitives.modulus.drop { $0 == 0 })), "e": Base64URL.encode(Array(primitives.publicExponent)),
-            ]
-        case .p256(let key):
-            let raw = Array(key.publicKey.rawRepresentation)
-            return [
-                "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
-                "x": Base64URL.encode(raw[0..<32]), "y": Base64URL.encode(raw[32..<64]),
-            ]
-        }
+    /// A fresh P-256 key under `kid`.
+    package static func p256(_ kid: String) -> PublishedKey {
+        let key = P256.Signing.PrivateKey()
+        let raw = Array(key.publicKey.rawRepresentation)
+        let jwk = [
+            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
+            "x": Base64URL.encode(raw[0..<32]), "y": Base64URL.encode(raw[32..<64]),
+        ]
+        return PublishedKey(kid: kid, key: .p256(key), jwk: jwk)
     }
 
     /// A compact JWS over exactly this header and these claims.

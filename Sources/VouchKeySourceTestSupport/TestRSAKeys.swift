@@ -1,3 +1,4 @@
+import VouchTestSupport
 import _CryptoExtras
 
 /// RSA keys for the key-source tests, made once with `openssl genpkey` (test material, never a
@@ -127,5 +128,9 @@ package enum TestRSAKeys {
         """,
     ]
 
-    package static let all: [_RSA.Signing.PrivateKey] = pems.map { try! _RSA.Signing.PrivateKey(pemRepresentation: $0) }
+    /// Key `index`, parsed (fast next to generating one).
+    package static func key(_ index: Int) throws -> _RSA.Signing.PrivateKey {
+        guard pems.indices.contains(index) else { throw TestFailure("there are \(pems.count) test RSA keys, not \(index + 1)") }
+        return try _RSA.Signing.PrivateKey(pemRepresentation: pems[index])
+    }
 }

@@ -34,7 +34,7 @@ struct FederatedIDTokenTests {
     func federatedSignIn() async throws {
         try await JWKSServer.run { jwks in
             try await TestBed.run { bed in
-                let key = PublishedKey.rsa("idp-1", index: 0)
+                let key = try PublishedKey.rsa("idp-1", index: 0)
                 jwks.publish([key])
                 let created = try await bed.admin.call(
                     "POST", "admin/providers", ["name": "IdP", "issuer": jwks.baseURL, "client_id": "app-client", "federated": true])

@@ -22,7 +22,7 @@ struct DashboardKeySourceTests {
                 let refused = try await browser.post(page + "/key-source", [("csrf", csrf), ("jwks_uri", "http://10.0.0.9/jwks.json")])
                 #expect(refused.status == 422 && refused.text.contains("private address"), "\(refused.status)")
 
-                jwks.publish([PublishedKey.rsa("dash-1", index: 0)])
+                jwks.publish([try PublishedKey.rsa("dash-1", index: 0)])
                 jwks.setCacheControl("max-age=60")
                 let saved = try await browser.post(page + "/key-source", [("csrf", csrf), ("jwks_uri", jwks.url("/jwks.json"))])
                 #expect(saved.status == 303)

@@ -62,7 +62,7 @@ struct FederatedSignInTests {
     func signInAndReplay() async throws {
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let key = PublishedKey.rsa("idp-1", index: 0)
+                let key = try PublishedKey.rsa("idp-1", index: 0)
                 jwks.publish([key])
                 let provider = try await Provider.make(server, jwks)
                 let token = try provider.idToken(
@@ -97,7 +97,7 @@ struct FederatedSignInTests {
     func rules() async throws {
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let key = PublishedKey.rsa("idp-1", index: 0)
+                let key = try PublishedKey.rsa("idp-1", index: 0)
                 jwks.publish([key])
                 let provider = try await Provider.make(server, jwks)
                 let now = server.clock.now
@@ -167,7 +167,7 @@ struct FederatedSignInTests {
         }
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let key = PublishedKey.rsa("idp-1", index: 0)
+                let key = try PublishedKey.rsa("idp-1", index: 0)
                 jwks.publish([key])
                 jwks.setDiscoveryIssuer("https://impostor.example")
                 let provider = try await Provider.make(server, jwks)
@@ -184,7 +184,7 @@ struct FederatedSignInTests {
     func algorithmSwitch() async throws {
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let rsa = PublishedKey.rsa("idp-1", index: 0)
+                let rsa = try PublishedKey.rsa("idp-1", index: 0)
                 jwks.publish([rsa])
                 let provider = try await Provider.make(server, jwks)
                 #expect(try await provider.signIn(try provider.idToken(rsa)).status == 201)
@@ -229,7 +229,7 @@ struct FederatedSignInTests {
     func interop(shape: Shape) async throws {
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let key = PublishedKey.rsa("kid-\(shape.name)", index: 3)
+                let key = try PublishedKey.rsa("kid-\(shape.name)", index: 3)
                 jwks.publish([key])
                 let provider = try await Provider.make(server, jwks)
                 let token = try await PyJWTMinter.mintIDToken(

@@ -62,8 +62,8 @@ struct KeySourceTests {
     func rotation() async throws {
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let old = PublishedKey.rsa("old", index: 0)
-                let new = PublishedKey.rsa("new", index: 1)
+                let old = try PublishedKey.rsa("old", index: 0)
+                let new = try PublishedKey.rsa("new", index: 1)
                 jwks.publish([old])
                 jwks.setCacheControl("public, max-age=86400")
                 let setup = try await Setup.make(server, source: ["jwks_uri": jwks.url("/jwks.json")])
@@ -107,7 +107,7 @@ struct KeySourceTests {
     func kidSpray() async throws {
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let key = PublishedKey.rsa("real", index: 0)
+                let key = try PublishedKey.rsa("real", index: 0)
                 jwks.publish([key])
                 let setup = try await Setup.make(server, source: ["jwks_uri": jwks.url("/jwks.json")])
                 #expect(try await setup.signIn(try await setup.layerToken(key)).status == 201)
@@ -129,7 +129,7 @@ struct KeySourceTests {
     func outage() async throws {
         try await JWKSServer.run { jwks in
             try await LiveServer.run(configure: Self.loopback) { server in
-                let key = PublishedKey.rsa("k1", index: 0)
+                let key = try PublishedKey.rsa("k1", index: 0)
                 jwks.publish([key])
                 jwks.setCacheControl("max-age=60")
                 let setup = try await Setup.make(server, source: ["jwks_uri": jwks.url("/jwks.json")])
@@ -178,7 +178,7 @@ struct KeySourceTests {
                     #expect(answer.status == 422 && answer.data["property"] as? String == "jwks_uri", "\(url): \(answer.text)")
                     #expect(answer.text.lowercased().contains(said), "\(url): \(answer.text)")
                 }
-                let key = PublishedKey.rsa("k", index: 0)
+                let key = try PublishedKey.rsa("k", index: 0)
                 jwks.publish([key])
                 for (path, said) in [("/huge", "larger than 64 KiB"), ("/redirect", "redirects are not followed")] {
                     let setup = try await Setup.make(server, source: ["jwks_uri": jwks.url(path)])
@@ -190,7 +190,7 @@ struct KeySourceTests {
             }
             // The protocol's own bound: a source that never answers costs a sign-in 5 s.
             try await LiveServer.run(configure: { $0.allowsLoopbackOutbound = true }) { server in
-                let key = PublishedKey.rsa("k", index: 0)
+                let key = try PublishedKey.rsa("k", index: 0)
                 let setup = try await Setup.make(server, source: ["jwks_uri": jwks.url("/hang")])
                 let started = ContinuousClock.now
                 let answer = try await setup.signIn(try await setup.layerToken(key))
@@ -210,8 +210,8 @@ struct KeySourceTests {
         try await JWKSServer.run { first in
             try await JWKSServer.run { second in
                 try await LiveServer.run(configure: Self.loopback) { server in
-                    let mine = PublishedKey.rsa("shared", index: 0)
-                    let theirs = PublishedKey.rsa("shared", index: 1)
+                    let mine = try PublishedKey.rsa("shared", index: 0)
+                    let theirs = try PublishedKey.rsa("shared", index: 1)
                     first.publish([mine])
                     second.publish([theirs])
                     let one = try await Setup.make(server, source: ["jwks_uri": first.url("/jwks.json")])
@@ -234,7 +234,7 @@ struct KeySourceTests {
         try await JWKSServer.run { attacker in
             try await JWKSServer.run { jwks in
                 try await LiveServer.run(configure: Self.loopback) { server in
-                    let key = PublishedKey.rsa("k", index: 0)
+                    let key = try PublishedKey.rsa("k", index: 0)
                     jwks.publish([key])
                     attacker.publish([key])
                     let setup = try await Setup.make(server, source: ["jwks_uri": jwks.url("/jwks.json")])

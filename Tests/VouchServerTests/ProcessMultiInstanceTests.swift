@@ -120,8 +120,8 @@ struct ProcessMultiInstanceTests {
     func sharedKeySource() async throws {
         try await JWKSServer.run { jwks in
             try await Self.withTwoInstances(extra: ["--allow-loopback-outbound"]) { _, a, b, _ in
-                let first = PublishedKey.rsa("shared-1", index: 0)
-                let second = PublishedKey.rsa("shared-2", index: 1)
+                let first = try PublishedKey.rsa("shared-1", index: 0)
+                let second = try PublishedKey.rsa("shared-2", index: 1)
                 jwks.publish([first])
                 let app = try await a.admin(.POST, "/admin/apps", json: ["name": "keys"], expect: 201)
                 let provider = try await a.admin(

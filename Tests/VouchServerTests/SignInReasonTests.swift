@@ -99,7 +99,7 @@ struct SignInReasonTests {
                     claims: claims(["prn": "mallory"], nonce: try await server.nonce())))
 
             // The ID-token reasons (§8.18), from a federated provider's key source on 127.0.0.1.
-            let identityKey = PublishedKey.rsa("idp", index: 0)
+            let identityKey = try PublishedKey.rsa("idp", index: 0)
             jwks.publish([identityKey])
             let federated = try await server.post(
                 "/admin/providers", ["name": "IdP", "issuer": jwks.baseURL, "client_id": "c", "federated": true], admin: true)
