@@ -22,6 +22,8 @@ package struct JWKSServer: Sendable {
         case serving
         case failing
         case hanging
+        /// Serving, each answer after this long.
+        case slow(Duration)
     }
 
     struct State: Sendable {
@@ -65,7 +67,8 @@ package struct JWKSServer: Sendable {
             case .hanging:
                 for await _ in hung {}
                 return Response(status: .ok)
-            case .serving:
+            case .serving, .slow:
+                if case .slow(let delay) = now.mode { try await Task.sleep(for: delay) }
                 var headers = HTTPFields()
                 headers[.contentType] = "application/json"
                 if let cacheControl = now.cacheControl { headers[.cacheControl] = cacheControl }
@@ -143,12 +146,7 @@ package struct PublishedKey: Sendable {
     /// key that does not parse.
     package static func rsa(_ kid: String, index: Int) throws -> PublishedKey {
         let key = try TestRSAKeys.key(index)
-        let primitives = try key.publicKey.getKeyPrimitives()
-        let jwk = [
-            "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
-            "n": Base64URL.encode(Array(primitives.modulus.drop { $0 == 0 })), "e": Base64URL.encode(Array(primitives.publicExponent)),
-        ]
-        return PublishedKey(kid: kid, key: .rsa(key), jwk: jwk)
+        return PublishedKey(kid: kid, key: .rsa(key), jwk: try RSAKeyPair(privateKey: key).publicJWK(kid: kid))
     }
 
     /// A fresh P-256 key under `kid`.

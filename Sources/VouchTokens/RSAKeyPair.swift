@@ -32,4 +32,14 @@ public struct RSAKeyPair: Sendable {
     /// SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
     public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
     public var fingerprint: String { PublicKeyInfo.fingerprint(of: privateKey.publicKey) }
+
+    /// The public half as a JWK for a provider's JWKS (RFC 7517): `use` `sig`, `alg` RS256, and
+    /// `n` without leading zero bytes, as RFC 7518 §6.3.1.1 requires.
+    public func publicJWK(kid: String) throws -> [String: String] {
+        let primitives = try privateKey.publicKey.getKeyPrimitives()
+        return [
+            "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
+            "n": Base64URL.encode(Array(primitives.modulus.drop { $0 == 0 })), "e": Base64URL.encode(Array(primitives.publicExponent)),
+        ]
+    }
 }

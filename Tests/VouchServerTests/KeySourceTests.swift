@@ -58,6 +58,33 @@ struct KeySourceTests {
         configuration.keySources.fetchTimeLimit = .seconds(60)
     }
 
+    @Test("sign-ins that meet a new kid at once all wait for the one fetch it makes")
+    func concurrentUnknownKeyLooks() async throws {
+        try await JWKSServer.run { jwks in
+            try await LiveServer.run(configure: Self.loopback) { server in
+                let old = try PublishedKey.rsa("old", index: 0)
+                let new = try PublishedKey.rsa("new", index: 1)
+                jwks.publish([old])
+                let setup = try await Setup.make(server, source: ["jwks_uri": jwks.url("/jwks.json")])
+                #expect(try await setup.signIn(try await setup.layerToken(old)).status == 201)
+
+                // Past the minute, the backend signs with a key published since; the fetch is slow
+                // enough that every sign-in arrives while it is out.
+                jwks.publish([old, new])
+                server.clock.advance(by: 61)
+                jwks.setMode(.slow(.milliseconds(800)))
+                var tokens: [String] = []
+                for index in 0..<4 { tokens.append(try await setup.layerToken(new, user: "user-\(index)")) }
+                let answers = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
+                    for token in tokens { group.addTask { try await setup.signIn(token) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                for answer in answers { #expect(answer.status == 201, "\(answer.text)") }
+                #expect(jwks.requests("/jwks.json") == 2, "one fetch for the new kid, shared by every sign-in")
+            }
+        }
+    }
+
     @Test("rotation: a new kid is accepted within a minute, a removed one refused once its set is past the clamp; keys seen are listed with their sign-ins")
     func rotation() async throws {
         try await JWKSServer.run { jwks in

@@ -153,6 +153,39 @@ struct ProcessMultiInstanceTests {
         }
     }
 
+    @Test("first sign-ins on both instances at once: the one that loses the turn to fetch waits for the other's fetch")
+    func keySourceFetchInFlightIsAwaited() async throws {
+        try await JWKSServer.run { jwks in
+            try await Self.withTwoInstances(extra: ["--allow-loopback-outbound"]) { _, a, b, _ in
+                let key = try PublishedKey.rsa("slow-1", index: 2)
+                jwks.publish([key])
+                // Slow enough that the second sign-in arrives while the first one's fetch is out.
+                jwks.setMode(.slow(.seconds(2)))
+                let app = try await a.admin(.POST, "/admin/apps", json: ["name": "keys"], expect: 201)
+                let provider = try await a.admin(
+                    .POST, "/admin/providers", json: ["name": "fetched", "jwks_uri": jwks.url("/jwks.json")], expect: 201)
+                let appID = ProcessHarness.bare(try #require(app["id"].string))
+                let providerID = try #require(provider["id"].string)
+                try await a.admin(.PUT, "/admin/providers/\(ProcessHarness.bare(providerID))/apps/\(appID)", expect: 204)
+                let now = Int64(Date().timeIntervalSince1970)
+                func token(_ nonce: String, user: String) throws -> String {
+                    try key.sign(
+                        header: ["typ": "JWT", "alg": "RS256", "cty": "layer-eit;v=1", "kid": key.kid],
+                        claims: ["iss": providerID, "prn": user, "iat": now, "exp": now + 120, "nce": nonce])
+                }
+                let onA = try token(try await a.nonce(), user: "alice")
+                let onB = try token(try await b.nonce(), user: "bob")
+                async let first = a.signIn(onA, app: appID)
+                try await Task.sleep(for: .milliseconds(300))
+                async let second = b.signIn(onB, app: appID)
+                let (answerA, answerB) = try await (first, second)
+                #expect(answerA.status == 201, "\(answerA)")
+                #expect(answerB.status == 201, "\(answerB)")
+                #expect(jwks.requests("/jwks.json") == 1, "one fetch, awaited by the other instance")
+            }
+        }
+    }
+
     @Test("a key disabled on A is refused on B (eit_key_disabled) at once; app settings changed on B are read by A")
     func noStaleCaches() async throws {
         try await Self.withTwoInstances { _, a, b, _ in

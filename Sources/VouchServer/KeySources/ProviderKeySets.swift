@@ -75,6 +75,12 @@ actor ProviderKeySets {
             await refresh(provider.id, source: source, reason: .stale)
         }
         if let found = lookup(kid, provider.id, source: source.identity, now: clock()) { return found }
+        // A refresh in flight (another sign-in's look for this very `kid`, or an operator's fetch)
+        // may bring it: its answer is awaited before the once-per-interval look is counted.
+        if let running = refreshing[provider.id] {
+            await running.value
+            if let found = lookup(kid, provider.id, source: source.identity, now: clock()) { return found }
+        }
         // An unknown `kid`: perhaps a key published since; one fetch a minute may look.
         let lookedAt = clock()
         if let last = lastUnknownKeyLook[provider.id], lookedAt - last < Self.unknownKeyLookSeconds { return .notFound }
@@ -136,7 +142,14 @@ actor ProviderKeySets {
         guard
             (try? await store.beginKeySetFetch(providerID: providerID, source: identity, now: now, unlessBegunAfter: now - wait))
                 == true
-        else { return }
+        else {
+            // Another instance has the turn. When nothing here can answer without it (an unknown
+            // `kid`, or no set yet), its fetch is awaited rather than the sign-in refused.
+            if reason == .unknownKey || entries[providerID]?.fetchedAt == nil {
+                await awaitOtherInstancesFetch(providerID, source: source)
+            }
+            return
+        }
         let outcome: KeySetFetch.Outcome
         switch await fetcher.fetch(source) {
         case .success(let fetched):
@@ -158,6 +171,28 @@ actor ProviderKeySets {
         }
         if let latest = try? await store.keySetState(providerID: providerID, usesSince: now), latest.source == identity {
             adopt(latest, providerID: providerID, algorithm: source.algorithm)
+        }
+    }
+
+    /// Waits for a fetch another instance began to land in the store, and adopts it: polled every
+    /// 100 ms, and never longer than a fetch may take (a fetch that failed leaves no mark but its
+    /// time running out).
+    private func awaitOtherInstancesFetch(_ providerID: UUID, source: ProviderKeySource) async {
+        let limitSeconds = Int64(settings.fetchTimeLimit.components.seconds) + 1
+        let deadline = ContinuousClock.now + settings.fetchTimeLimit + .seconds(1)
+        while ContinuousClock.now < deadline {
+            guard let state = try? await store.keySetState(providerID: providerID, usesSince: clock()), state.source == source.identity
+            else { return }
+            let landed = (state.fetchedAt ?? .min) >= state.attemptedAt
+            if landed || clock() - state.attemptedAt > limitSeconds {
+                adopt(state, providerID: providerID, algorithm: source.algorithm)
+                return
+            }
+            do {
+                try await Task.sleep(for: .milliseconds(100))
+            } catch {
+                return
+            }
         }
     }
 
