@@ -34,6 +34,7 @@ public final class SessionEndings: Sendable {
     public let sessionMemory: Double
     private let now: @Sendable () -> Double
     private let state = Mutex(State())
+    private let observers = Mutex<[UUID: AsyncStream<SessionEnding>.Continuation]>([:])
 
     /// - Parameters:
     ///   - sessionMemory: at least the longest token lifetime (300 s) plus the verifier's leeway.
@@ -72,6 +73,24 @@ public final class SessionEndings: Sendable {
                 state.nextPurge = now + 60
             }
         }
+        for observer in observers.withLock({ Array($0.values) }) { observer.yield(ending) }
+    }
+
+    /// Every ending applied from now on, just after it is applied, so that a service holding
+    /// long-lived connections (a chat server's sockets) closes those whose session ended at once
+    /// instead of at their next request: on each, ask ``hasEnded(_:)`` of every token held. An
+    /// observer that falls behind keeps the newest 1 024; since ``hasEnded(_:)`` answers for every
+    /// ending applied so far, a re-check after any of them catches the ones dropped.
+    ///
+    /// The stream ends when the task iterating it is cancelled.
+    public func applied() -> AsyncStream<SessionEnding> {
+        let (stream, continuation) = AsyncStream<SessionEnding>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = UUID()
+        observers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.observers.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
     }
 
     /// Whether the token's session is over by what the stream said; cheap when nothing ended.

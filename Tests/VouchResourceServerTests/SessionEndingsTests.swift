@@ -229,4 +229,52 @@ struct SessionEndingsTests {
         clock.advance(by: 86_400)
         #expect(endings.hasEnded(older))
     }
+
+    @Test("an observer hears each ending just after it applies, and hasEnded already answers for it")
+    func observersHearEndingsAfterTheyApply() async throws {
+        try await TestVouch.run { vouch in
+            let clock = TestClock()
+            let verifier = vouch.verifier(clock: clock)
+            let claims = vouch.claims(clock: clock)
+            let held = try await verifier.verify(vouch.signingKey.sign(claims: claims.dictionary))
+            let bystander = try await verifier.verify(vouch.token(clock: clock))
+            let observed = verifier.endings.applied()
+            let late = verifier.endings.applied()
+            try await following(vouch, verifier) { _ in
+                vouch.sendEvent(
+                    id: 7, "session.ended", ["session_id": claims.sessionID.uuidString.lowercased(), "kind": "revoked", "actor": "operator"])
+                var iterator = observed.makeAsyncIterator()
+                let ending = try #require(await iterator.next())
+                #expect(ending.eventID.isEmpty == false && ending.kind == .revoked && ending.sessionID == claims.sessionID)
+                // What a service does with it: re-check the tokens it holds.
+                #expect(verifier.endings.hasEnded(held))
+                #expect(!verifier.endings.hasEnded(bystander))
+                // Every observer hears it, however late it reads.
+                var lateIterator = late.makeAsyncIterator()
+                #expect(await lateIterator.next()?.sessionID == claims.sessionID)
+            }
+        }
+    }
+
+    @Test("an observer that stops reading is forgotten, and endings still apply")
+    func abandonedObserver() async throws {
+        let endings = SessionEndings()
+        let reader = Task {
+            for await _ in endings.applied() {}
+        }
+        reader.cancel()
+        await reader.value
+        let sessionID = UUID()
+        for index in 0..<2000 {
+            endings.apply(SessionEnding(eventID: "\(index)", at: Date(), kind: .revoked, scope: .session, sessionID: sessionID))
+        }
+        #expect(endings.rememberedSessionCount == 1)
+        // A reader that never reads keeps the newest 1 024, no more.
+        let idle = endings.applied()
+        for index in 0..<1100 {
+            endings.apply(SessionEnding(eventID: "later-\(index)", at: Date(), kind: .revoked, scope: .session, sessionID: UUID()))
+        }
+        var iterator = idle.makeAsyncIterator()
+        #expect(await iterator.next()?.eventID == "later-76")
+    }
 }
