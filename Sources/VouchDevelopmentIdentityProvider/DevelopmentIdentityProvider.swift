@@ -8,18 +8,39 @@ import VouchTokens
 /// The stand-in for an app's backend (PROTOCOL §6), for trying Vouch out: it mints a token for
 /// any user id it is asked for, so it must never face the internet.
 public enum DevelopmentIdentityProvider {
+    /// How Layer identity tokens are signed.
+    public enum LayerSigning: Sendable {
+        /// With a key uploaded to Vouch (`--key-id`, `--private-key`).
+        case uploadedKey(LayerTokenMinter)
+        /// With keys of its own, published on `GET /jwks.json` and rotated through
+        /// `POST /keys/next` and `POST /keys/rotate` (`--publish-keys`).
+        case publishedKeys(PublishedSigningKeys)
+    }
+
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
-        public var layerMinter: LayerTokenMinter
+        public var layerSigning: LayerSigning
         /// Present when started with a registration key and secret.
         public var sinchMinter: SinchTokenMinter?
 
-        public init(host: String = "127.0.0.1", port: Int = 8090, layerMinter: LayerTokenMinter, sinchMinter: SinchTokenMinter?) {
+        public init(host: String = "127.0.0.1", port: Int = 8090, layerSigning: LayerSigning, sinchMinter: SinchTokenMinter?) {
             self.host = host
             self.port = port
-            self.layerMinter = layerMinter
+            self.layerSigning = layerSigning
             self.sinchMinter = sinchMinter
+        }
+
+        public init(host: String = "127.0.0.1", port: Int = 8090, layerMinter: LayerTokenMinter, sinchMinter: SinchTokenMinter?) {
+            self.init(host: host, port: port, layerSigning: .uploadedKey(layerMinter), sinchMinter: sinchMinter)
+        }
+
+        /// The minter of the key that signs now.
+        func layerMinter() throws(MintingError) -> LayerTokenMinter {
+            switch layerSigning {
+            case .uploadedKey(let minter): minter
+            case .publishedKeys(let keys): try keys.minter()
+            }
         }
     }
 
@@ -72,6 +93,7 @@ public enum DevelopmentIdentityProvider {
         let table = RouteTableBox()
         router.add(middleware: FailureMiddleware(routes: table))
         router.addRoutes(tokenRoutes(configuration: configuration))
+        router.addRoutes(keyRoutes(configuration: configuration))
         table.load(from: router)
         return router
     }
@@ -89,7 +111,7 @@ public enum DevelopmentIdentityProvider {
                 displayName: body.displayName, firstName: body.firstName,
                 lastName: body.lastName, avatarURL: body.avatarURL)
             do {
-                let token = try configuration.layerMinter.mint(userID: userID, nonce: nonce, identity: identity)
+                let token = try configuration.layerMinter().mint(userID: userID, nonce: nonce, identity: identity)
                 return JSONResponse.make(["identity_token": token], status: .created)
             } catch let error as MintingError {
                 throw Failure(error: error.description, status: 422)
@@ -108,6 +130,52 @@ public enum DevelopmentIdentityProvider {
             }
         }
         return routes
+    }
+
+    /// `GET /jwks.json`, `GET /keys`, `POST /keys/next` and `POST /keys/rotate`: the
+    /// published keys and their rotation; 404 when the keys are uploaded instead.
+    private static func keyRoutes(configuration: Configuration) -> RouteCollection<VouchRequestContext> {
+        let routes = RouteCollection(context: VouchRequestContext.self)
+        let published: @Sendable () throws -> PublishedSigningKeys = {
+            guard case .publishedKeys(let keys) = configuration.layerSigning else {
+                throw Failure(error: "started with an uploaded key (--private-key): start with --publish-keys to publish keys", status: 404)
+            }
+            return keys
+        }
+        routes.on("/jwks.json", method: .get) { _, _ in
+            let keys = try published()
+            // A minute: Vouch refetches a set this old, so a key published ahead is fetched soon.
+            var response = JSONResponse.make(["keys": try keys.jwks()], status: .ok)
+            response.headers[.cacheControl] = "max-age=60"
+            return response
+        }
+        routes.on("/keys", method: .get) { _, _ in
+            JSONResponse.make(try published().status, status: .ok)
+        }
+        routes.on("/keys/next", method: .post) { _, _ in
+            let keys = try published()
+            do {
+                return JSONResponse.make(try await keys.publishNext(), status: .created)
+            } catch let error as PublishedSigningKeys.RotationError {
+                throw Failure(error: error.description, status: 409)
+            }
+        }
+        routes.on("/keys/rotate", method: .post) { _, _ in
+            let keys = try published()
+            do throws(PublishedSigningKeys.RotationError) {
+                let (status, withdrawn) = try keys.rotate()
+                return JSONResponse.make(RotationAnswer(signing: status.signing, published: status.published, withdrawn: withdrawn), status: .ok)
+            } catch {
+                throw Failure(error: error.description, status: 409)
+            }
+        }
+        return routes
+    }
+
+    struct RotationAnswer: Encodable {
+        let signing: String
+        let published: [String]
+        let withdrawn: String
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: VouchRequestContext) async throws -> T {

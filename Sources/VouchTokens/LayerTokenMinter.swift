@@ -6,7 +6,11 @@ import _CryptoExtras
 /// its own way, to vouch for that user to the realtime service.
 public struct LayerTokenMinter: Sendable {
     public let providerID: UUID
-    public let keyID: UUID
+    /// The uploaded key the tokens name; nil for a key the provider publishes on its JWKS URL.
+    public let keyID: UUID?
+    /// The tokens' `kid`: `layer:///keys/<uuid>` for an uploaded key, the JWK's own `kid` for a
+    /// published one (PROTOCOL §8.18).
+    public let kid: String
     private let privateKey: _RSA.Signing.PrivateKey
 
     /// - Parameters:
@@ -18,6 +22,26 @@ public struct LayerTokenMinter: Sendable {
         self.privateKey = privateKey
         self.providerID = providerID
         self.keyID = keyID
+        self.kid = LayerID.key(keyID)
+    }
+
+    /// A minter for a key the provider publishes on its JWKS URL rather than uploads: Vouch finds
+    /// it among that provider's fetched keys by `kid`.
+    ///
+    /// - Parameters:
+    ///   - privateKey: the published key's private half, at least 2048 bits.
+    ///   - providerID: the provider the token's `iss` names.
+    ///   - publishedKeyID: the JWK's `kid`, 1…256 bytes without control characters, not starting
+    ///     with `layer:///keys/` (that form names an uploaded key).
+    public init(privateKey: _RSA.Signing.PrivateKey, providerID: UUID, publishedKeyID: String) throws(MintingError) {
+        guard privateKey.keySizeInBits >= RS256.minimumKeySize else { throw .keyTooSmall(bits: privateKey.keySizeInBits) }
+        guard (1...SourceKeyID.maximumBytes).contains(publishedKeyID.utf8.count), !ControlCharacters.present(in: publishedKeyID),
+            !publishedKeyID.hasPrefix("layer:///keys/")
+        else { throw .invalidClaim("kid") }
+        self.privateKey = privateKey
+        self.providerID = providerID
+        self.keyID = nil
+        self.kid = publishedKeyID
     }
 
     /// - Parameters:
@@ -50,7 +74,7 @@ public struct LayerTokenMinter: Sendable {
         guard (0...(ClaimRules.latestTime - ttl)).contains(issuedAt) else { throw MintingError.invalidIssueTime(issuedAt) }
 
         let header: [String: JSONValue] = [
-            "typ": "JWT", "alg": "RS256", "cty": .string(LayerPolicy.contentType), "kid": .string(LayerID.key(keyID)),
+            "typ": "JWT", "alg": "RS256", "cty": .string(LayerPolicy.contentType), "kid": .string(kid),
         ]
         var claims: [String: JSONValue] = [
             "iss": .string(LayerID.provider(providerID)),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import VouchProtocol
 import VouchTokens
 
@@ -15,9 +16,18 @@ struct LayerSigningOptions: ParsableArguments {
     var privateKey: String
 
     func minter() throws -> LayerTokenMinter {
+        try Self.minter(providerId: providerId, keyId: keyId, privateKey: privateKey)
+    }
+
+    static func provider(_ providerId: String) throws -> UUID {
         guard let provider = LayerID.parseProvider(providerId) else {
             throw CLIError("--provider-id must be layer:///providers/<uuid> or a UUID")
         }
+        return provider
+    }
+
+    static func minter(providerId: String, keyId: String, privateKey: String) throws -> LayerTokenMinter {
+        let provider = try provider(providerId)
         guard let key = LayerID.parseKey(keyId) else { throw CLIError("--key-id must be layer:///keys/<uuid> or a UUID") }
         let pem = try CLIError.readFile(privateKey)
         do {
