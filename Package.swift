@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "VouchClient", targets: ["VouchClient"]),
         .library(name: "VouchResourceServer", targets: ["VouchResourceServer"]),
         .library(name: "VouchResourceServerHummingbird", targets: ["VouchResourceServerHummingbird"]),
+        .library(name: "VouchClientWebSocket", targets: ["VouchClientWebSocket"]),
         .executable(name: "vouch", targets: ["vouch"]),
     ],
     traits: [
@@ -45,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        // The example chat server's WebSocket routes (Examples/Chat).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -295,6 +298,56 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The client's live channel over swift-websocket (SwiftNIO), for Linux and for apps
+        // that do not use URLSession: FoundationNetworking's WebSockets need a libcurl with them.
+        .target(
+            name: "VouchClientWebSocket",
+            dependencies: [
+                "VouchClient",
+                server("WSClient", "swift-websocket"),
+                server("NIOWebSocket", "swift-nio"),
+                server("HTTPTypes", "swift-http-types"),
+                server("Logging", "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The example chat service (Examples/Chat, scripts/chat_demo.sh): what its server and
+        // its terminal client say to each other, the server, and the client.
+        .target(
+            name: "ChatWire",
+            path: "Examples/Chat/Wire",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-server",
+            dependencies: [
+                "ChatWire",
+                "VouchResourceServer",
+                "VouchResourceServerHummingbird",
+                server("Hummingbird", "hummingbird"),
+                server("HummingbirdWebSocket", "hummingbird-websocket"),
+                server("ArgumentParser", "swift-argument-parser"),
+                server("Logging", "swift-log"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+            ],
+            path: "Examples/Chat/Server",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-client",
+            dependencies: [
+                "ChatWire",
+                "VouchClient",
+                "VouchClientWebSocket",
+                server("WSClient", "swift-websocket"),
+                server("NIOWebSocket", "swift-nio"),
+                server("HTTPTypes", "swift-http-types"),
+                server("ArgumentParser", "swift-argument-parser"),
+                server("Logging", "swift-log"),
+            ],
+            path: "Examples/Chat/Client",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "vouch-client-example",
             dependencies: ["VouchClient"],
@@ -305,6 +358,7 @@ let package = Package(
             name: "VouchClientTests",
             dependencies: [
                 "VouchClient",
+                "VouchClientWebSocket",
                 "VouchKeySourceTestSupport",
                 "VouchDevelopmentIdentityProvider",
                 "VouchProtocol",

@@ -1,145 +1,20 @@
 import Foundation
-import HTTPTypes
-import Logging
-import NIOWebSocket
 import Synchronization
 import VouchClient
-import VouchTestSupport
-import WSClient
+import VouchClientWebSocket
 
-/// A real WebSocket transport for the client's live channel, over TCP to the server: swift-websocket's
-/// client (the `URLSessionWebSocketTask` the SDK uses by default needs a libcurl with WebSockets,
-/// which this Linux lacks). It counts the sockets it opened.
+/// The SDK's swift-websocket transport (the `URLSessionWebSocketTask` the SDK uses by default
+/// needs a libcurl with WebSockets, which this Linux lacks), counting the sockets it opened.
 final class WebSocketTransport: LiveChannelTransport {
+    private let transport = WebSocketLiveChannelTransport()
     private let opened = Mutex(0)
 
     /// Sockets opened so far (upgrades that succeeded).
     var openedCount: Int { opened.withLock { $0 } }
 
     func connect(to url: URL, headers: [String: String], subprotocols: [String]) async throws -> any LiveChannelConnection {
-        var fields = HTTPFields()
-        for (name, value) in headers {
-            guard let name = HTTPField.Name(name) else { continue }
-            fields[name] = value
-        }
-        fields[.secWebSocketProtocol] = subprotocols.joined(separator: ", ")
-        let connection = WebSocketConnection()
-        let client = WebSocketClient(
-            url: url.absoluteString, configuration: .init(additionalHeaders: fields, closeTimeout: .seconds(2)),
-            logger: Logger(label: "live-channel-test", factory: { _ in SwiftLogNoOpLogHandler() })
-        ) { inbound, outbound, _ in
-            connection.opened(outbound)
-            var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
-            while let message = try await messages.next() {
-                if case .text(let text) = message { connection.deliver(.success(.text(text))) }
-            }
-        }
-        let runner = Task {
-            do {
-                if let close = try await client.run() {
-                    connection.deliver(.success(.closed(code: Int(UInt16(webSocketErrorCode: close.closeCode)), reason: close.reason ?? "")))
-                } else {
-                    connection.deliver(.failure(.failed("the connection ended without a close frame")))
-                }
-            } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
-                connection.deliver(.failure(.refused(status: nil)))
-            } catch {
-                connection.deliver(.failure(.failed(String(describing: error))))
-            }
-        }
-        connection.runner = runner
-        try await connection.waitUntilOpen()
+        let connection = try await transport.connect(to: url, headers: headers, subprotocols: subprotocols)
         opened.withLock { $0 += 1 }
         return connection
-    }
-}
-
-/// One socket of ``WebSocketTransport``: what the client's handler receives, queued for `receive()`.
-final class WebSocketConnection: LiveChannelConnection {
-    private struct State {
-        var outbound: WebSocketOutboundWriter?
-        var opening: CheckedContinuation<Void, any Error>?
-        var openFailure: LiveChannelTransportError?
-        var queue: [Result<LiveChannelMessage, LiveChannelTransportError>] = []
-        var receiver: CheckedContinuation<Result<LiveChannelMessage, LiveChannelTransportError>, Never>?
-        var ended = false
-        var runner: Task<Void, Never>?
-    }
-
-    private let state = Mutex(State())
-
-    var runner: Task<Void, Never>? {
-        get { state.withLock { $0.runner } }
-        set { state.withLock { $0.runner = newValue } }
-    }
-
-    func opened(_ outbound: WebSocketOutboundWriter) {
-        let opening = state.withLock { state in
-            state.outbound = outbound
-            defer { state.opening = nil }
-            return state.opening
-        }
-        opening?.resume()
-    }
-
-    /// Hands a message or the end to `receive()`; before the socket opened, an end fails `connect`.
-    func deliver(_ item: Result<LiveChannelMessage, LiveChannelTransportError>) {
-        let (opening, receiver) = state.withLock {
-            state -> (CheckedContinuation<Void, any Error>?, CheckedContinuation<Result<LiveChannelMessage, LiveChannelTransportError>, Never>?) in
-            guard !state.ended else { return (nil, nil) }
-            if case .failure = item { state.ended = true }
-            if case .success(.closed) = item { state.ended = true }
-            if state.outbound == nil, case .failure(let error) = item {
-                state.openFailure = error
-                defer { state.opening = nil }
-                return (state.opening, nil)
-            }
-            if let receiver = state.receiver {
-                state.receiver = nil
-                return (nil, receiver)
-            }
-            state.queue.append(item)
-            return (nil, nil)
-        }
-        if let opening, case .failure(let error) = item { opening.resume(throwing: error) }
-        receiver?.resume(returning: item)
-    }
-
-    func waitUntilOpen() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let now = state.withLock { state -> Result<Void, any Error>? in
-                if state.outbound != nil { return .success(()) }
-                if let failure = state.openFailure { return .failure(failure) }
-                state.opening = continuation
-                return nil
-            }
-            if let now { continuation.resume(with: now) }
-        }
-    }
-
-    func send(_ text: String) async throws {
-        guard let outbound = state.withLock({ $0.outbound }) else { throw LiveChannelTransportError.failed("not open") }
-        try await outbound.write(.text(text))
-    }
-
-    func receive() async throws -> LiveChannelMessage {
-        let item = await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Result<LiveChannelMessage, LiveChannelTransportError>? in
-                if !state.queue.isEmpty { return state.queue.removeFirst() }
-                state.receiver = continuation
-                return nil
-            }
-            if let now { continuation.resume(returning: now) }
-        }
-        return try item.get()
-    }
-
-    func close(code: Int, reason: String) async {
-        let (outbound, runner) = state.withLock { ($0.outbound, $0.runner) }
-        if let outbound {
-            try? await outbound.close(.init(codeNumber: code), reason: reason)
-        } else {
-            runner?.cancel()
-        }
     }
 }
