@@ -199,7 +199,8 @@ echo "   A: $VOUCH_A   B: $VOUCH_B"
 
 step "an app, its provider and the identity provider publishing its keys"
 APP=$(operator "$VOUCH_A" apps create --name "Chat" --json | json id)
-operator "$VOUCH_A" apps update "$APP" --audience chat --access-token-ttl 300 > /dev/null
+# Access tokens for the chat server live 10 s, so that they expire many times during the demo.
+operator "$VOUCH_A" apps update "$APP" --audience chat --access-token-ttl 10 > /dev/null
 PROVIDER=$(operator "$VOUCH_A" providers create --name "Chat backend" --json | json id)
 operator "$VOUCH_A" providers bind "$PROVIDER" "$APP" > /dev/null
 vouch identity-provider --provider-id "$PROVIDER" --publish-keys --port "$IDP_PORT" > "$WORK/idp.log" 2>&1 &
@@ -378,6 +379,20 @@ grep -q "the feed of session endings lost its connection" "$WORK/vouch-a.log" ||
 T=$(now_ms)
 tell alice-laptop "that was close"
 expect bob-desktop "chat: <alice> that was close"; within "bob hears alice" "$T"
+
+# ---- 7. access tokens expire during the conversation ----------------------------------------
+step "7. the chat's access tokens (10 s) expire during the conversation"
+mark alice-laptop bob-desktop chat-server
+sleep 12
+for name in alice-laptop bob-desktop; do
+    expect "$name" "chat: sent a fresh access token"
+    never "$name" "the server holds this socket|chat: disconnected"
+done
+expect chat-server "chat: alice renewed the token of socket"
+expect chat-server "chat: bob renewed the token of socket"
+T=$(now_ms)
+tell bob-desktop "still talking after two lifetimes"
+expect alice-laptop "chat: <bob> still talking after two lifetimes"; within "alice hears bob on the same socket" "$T"
 
 for name in alice-laptop bob-desktop; do tell "$name" "/quit"; done
 printf '\nchat demo: OK (the slowest effect took %d ms)\n' "$SLOWEST"

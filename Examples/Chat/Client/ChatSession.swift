@@ -24,8 +24,9 @@ actor ChatSession {
     private var held = false
     private var pending: [String] = []
     private var renewing = false
-    /// The access token the socket is on, and when it expires.
+    /// When the access token the socket is on expires, and how long it lived when it came.
     private var tokenExpiry: Date?
+    private var tokenLifetime: TimeInterval?
     /// The user's data container while signed in: where the room's history is kept.
     private var dataContainer: URL?
 
@@ -139,7 +140,7 @@ actor ChatSession {
             }
             self.connection = connection
             held = false
-            tokenExpiry = token.expiresAt
+            remember(token)
             Task { await self.read(connection, number: number) }
             Task { await self.keepTokenFresh(number: number) }
         } catch {
@@ -209,7 +210,7 @@ actor ChatSession {
                 let token = try await client.accessToken(for: audience)
                 guard number == socketNumber, let connection else { return }
                 try await connection.send(.token(token.value))
-                tokenExpiry = token.expiresAt
+                remember(token)
                 return
             } catch {
                 if await client.currentState.user == nil { return }
@@ -219,19 +220,29 @@ actor ChatSession {
         }
     }
 
-    /// Sends a fresh token before the socket's one expires, so that the server never has to hold it.
+    /// Sends a fresh token before the socket's one expires (with a third of its life left), so
+    /// that the server never has to hold the socket.
     private func keepTokenFresh(number: Int) async {
         while number == socketNumber {
-            try? await Task.sleep(for: .seconds(5))
-            guard number == socketNumber, !held, let expiry = tokenExpiry, expiry.timeIntervalSinceNow < 25, let connection else { continue }
+            try? await Task.sleep(for: .seconds(1))
+            guard number == socketNumber, !held, let expiry = tokenExpiry, let lifetime = tokenLifetime, let connection else { continue }
+            let left = expiry.timeIntervalSinceNow
+            guard left < max(3, lifetime / 3) else { continue }
             do {
                 let token = try await client.accessToken(for: audience)
+                guard token.expiresAt > expiry, number == socketNumber else { continue }
                 try await connection.send(.token(token.value))
-                tokenExpiry = token.expiresAt
+                remember(token)
+                out.print("chat", "sent a fresh access token (the last one had \(Int(left.rounded())) s left)")
             } catch {
                 continue
             }
         }
+    }
+
+    private func remember(_ token: AccessToken) {
+        tokenExpiry = token.expiresAt
+        tokenLifetime = token.expiresAt.timeIntervalSinceNow
     }
 
     /// Appends a message to the room's history in the user's data container (what a sign-out wipes).

@@ -149,7 +149,10 @@ actor ChatHub {
         let held = socket.held
         socket.held = []
         sockets[id] = socket
-        guard let wasHeld else { return }
+        guard let wasHeld else {
+            events.print("chat", "\(socket.user) renewed the token of socket \(id)")
+            return
+        }
         events.print("chat", "\(socket.user) resumed on socket \(id) after \(wasHeld.reason) (session \(verified.sessionID.uuidString.lowercased()))")
         send(ServerFrame(type: .resumed), to: id)
         for frame in held { socket.outbox.yield(.frame(frame)) }
