@@ -54,6 +54,7 @@ public final class PublishedSigningKeys: Sendable {
         self.state = Mutex(State(signing: try await Self.generate()))
     }
 
+    /// Which key signs, and which are published.
     public var status: Status {
         state.withLock { state in
             Status(signing: state.signing.kid, published: [state.signing.kid] + (state.next.map { [$0.kid] } ?? []))

@@ -388,6 +388,20 @@ struct CLITests {
     }
 
     @Test(
+        "identity-provider takes an uploaded key or --publish-keys, one of the two",
+        arguments: [
+            (["--provider-id", "layer:///providers/\(UUID().uuidString)"], "--publish-keys"),
+            (["--provider-id", "layer:///providers/\(UUID().uuidString)", "--key-id", UUID().uuidString], "--publish-keys"),
+            (["--provider-id", "layer:///providers/\(UUID().uuidString)", "--publish-keys", "--private-key", "key.pem"], "leave out"),
+            (["--provider-id", "not-a-provider", "--publish-keys", "--port", "0"], "--provider-id"),
+        ])
+    func identityProviderSigning(arguments: [String], fragment: String) async throws {
+        let result = try await CLI.vouch(["identity-provider"] + arguments)
+        #expect(!result.signaled && !result.succeeded, "\(result)")
+        #expect(result.stderr.contains(fragment), "\(result.stderr)")
+    }
+
+    @Test(
         "--help of every command exits 0",
         arguments: [
             [], ["serve"], ["identity-provider"], ["keys"], ["keys", "generate"], ["token"], ["token", "mint"],

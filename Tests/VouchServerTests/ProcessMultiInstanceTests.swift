@@ -116,6 +116,18 @@ struct ProcessMultiInstanceTests {
         }
     }
 
+    /// An app and a provider whose keys come from `jwks`, bound together, made through `server`:
+    /// the bare app id and the provider's `layer:///` id.
+    static func appWithKeySource(on server: ProcessServer, jwks: JWKSServer) async throws -> (app: String, provider: String) {
+        let app = try await server.admin(.POST, "/admin/apps", json: ["name": "keys"], expect: 201)
+        let provider = try await server.admin(
+            .POST, "/admin/providers", json: ["name": "fetched", "jwks_uri": jwks.url("/jwks.json")], expect: 201)
+        let appID = ProcessHarness.bare(try #require(app["id"].string))
+        let providerID = try #require(provider["id"].string)
+        try await server.admin(.PUT, "/admin/providers/\(ProcessHarness.bare(providerID))/apps/\(appID)", expect: 204)
+        return (appID, providerID)
+    }
+
     @Test("a provider's fetched keys are shared: B signs in with A's fetch, and a key A fetched after a rotation is B's too")
     func sharedKeySource() async throws {
         try await JWKSServer.run { jwks in
@@ -123,12 +135,7 @@ struct ProcessMultiInstanceTests {
                 let first = try PublishedKey.rsa("shared-1", index: 0)
                 let second = try PublishedKey.rsa("shared-2", index: 1)
                 jwks.publish([first])
-                let app = try await a.admin(.POST, "/admin/apps", json: ["name": "keys"], expect: 201)
-                let provider = try await a.admin(
-                    .POST, "/admin/providers", json: ["name": "fetched", "jwks_uri": jwks.url("/jwks.json")], expect: 201)
-                let appID = ProcessHarness.bare(try #require(app["id"].string))
-                let providerID = try #require(provider["id"].string)
-                try await a.admin(.PUT, "/admin/providers/\(ProcessHarness.bare(providerID))/apps/\(appID)", expect: 204)
+                let (appID, providerID) = try await Self.appWithKeySource(on: a, jwks: jwks)
                 func token(_ key: PublishedKey, nonce: String) throws -> String {
                     let now = Int64(Date().timeIntervalSince1970)
                     return try key.sign(
@@ -161,12 +168,7 @@ struct ProcessMultiInstanceTests {
                 jwks.publish([key])
                 // Slow enough that the second sign-in arrives while the first one's fetch is out.
                 jwks.setMode(.slow(.seconds(2)))
-                let app = try await a.admin(.POST, "/admin/apps", json: ["name": "keys"], expect: 201)
-                let provider = try await a.admin(
-                    .POST, "/admin/providers", json: ["name": "fetched", "jwks_uri": jwks.url("/jwks.json")], expect: 201)
-                let appID = ProcessHarness.bare(try #require(app["id"].string))
-                let providerID = try #require(provider["id"].string)
-                try await a.admin(.PUT, "/admin/providers/\(ProcessHarness.bare(providerID))/apps/\(appID)", expect: 204)
+                let (appID, providerID) = try await Self.appWithKeySource(on: a, jwks: jwks)
                 let now = Int64(Date().timeIntervalSince1970)
                 func token(_ nonce: String, user: String) throws -> String {
                     try key.sign(
