@@ -57,7 +57,9 @@ public actor VouchClient {
         /// request is refused. Off, the client learns of an ending from a 401 as before. On by
         /// default; where the transport cannot open WebSockets the client stays on HTTP.
         public var liveChannel: Bool
-        /// How the live channel's WebSocket is opened. Default (nil): `URLSessionWebSocketTask`.
+        /// How the live channel's WebSocket is opened. Default (nil): `URLSessionWebSocketTask`,
+        /// which Linux's FoundationNetworking lacks where libcurl has no WebSockets: there, use
+        /// `WebSocketLiveChannelTransport` from this package's `VouchClientWebSocket` library.
         public var liveChannelTransport: (any LiveChannelTransport)?
 
         /// - Parameters:

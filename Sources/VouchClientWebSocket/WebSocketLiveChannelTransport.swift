@@ -6,10 +6,15 @@ import Synchronization
 import VouchClient
 import WSClient
 
-/// A ``VouchClient/LiveChannelTransport`` on swift-websocket's client (SwiftNIO), for where the
-/// default `URLSessionWebSocketTask` cannot open WebSockets: Linux's FoundationNetworking needs a
-/// libcurl built with them, which Debian 12's is not. Set it as
-/// ``VouchClient/VouchClient/Configuration/liveChannelTransport``.
+/// VouchClient's live channel (`LiveChannelTransport`) on swift-websocket's client (SwiftNIO), for
+/// where the default `URLSessionWebSocketTask` cannot open WebSockets: Linux's FoundationNetworking
+/// needs a libcurl built with them, which Debian 12's is not. Set it as the client's
+/// `Configuration.liveChannelTransport`:
+///
+/// ```swift
+/// let client = try VouchClient(serverURL: vouchURL, appID: appID, configuration: .init(
+///     identityTokenProvider: provider, liveChannelTransport: WebSocketLiveChannelTransport()))
+/// ```
 public struct WebSocketLiveChannelTransport: LiveChannelTransport {
     /// The longest frame accepted from the server; the live channel's frames are a few hundred bytes.
     public var maximumFrameBytes: Int
@@ -23,6 +28,8 @@ public struct WebSocketLiveChannelTransport: LiveChannelTransport {
         self.logger = logger
     }
 
+    /// Opens the socket and returns once the server accepted the upgrade; a refused upgrade throws
+    /// `LiveChannelTransportError.refused`, anything else `.failed`.
     public func connect(to url: URL, headers: [String: String], subprotocols: [String]) async throws -> any LiveChannelConnection {
         var fields = HTTPFields()
         for (name, value) in headers {
