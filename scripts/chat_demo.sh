@@ -394,5 +394,31 @@ T=$(now_ms)
 tell bob-desktop "still talking after two lifetimes"
 expect alice-laptop "chat: <bob> still talking after two lifetimes"; within "alice hears bob on the same socket" "$T"
 
+# ---- 8. a client that breaks the rules -------------------------------------------------------
+step "8. a client that breaks the chat's rules is refused, and nobody else notices"
+read -r status _ < <(sign_in_once "$VOUCH_A" mallory)
+[[ "$status" == 201 ]] || fail "mallory's sign-in answered $status"
+SESSION=$(json session_token < "$WORK/sign-in.body")
+ACCESS=$(curl -sS --max-time 10 -X POST "$VOUCH_A/sessions/access-token" -H "Authorization: Layer session-token=\"$SESSION\"" \
+    -H 'Content-Type: application/json' -d '{"audience": "chat"}' | json access_token)
+python3 "$SCRIPTS/lib/rude_chat_client.py" "$CHAT_PORT" "$ACCESS" || fail "the chat server did not refuse a rude client as it should"
+mark bob-desktop
+T=$(now_ms)
+tell alice-laptop "anyone hurt?"
+expect bob-desktop "chat: <alice> anyone hurt\\?"; within "the room goes on: bob hears alice" "$T"
+if grep -E "^[0-9T:+-]+ (error|critical) " "$WORK/chat-server.log"; then fail "the chat server logged an error"; fi
+
 for name in alice-laptop bob-desktop; do tell "$name" "/quit"; done
+
+step "what each client saw (seconds since the chat server started)"
+python3 - "$WORK" alice-laptop alice-phone bob-desktop chat-server <<'EOF'
+import sys
+work, names = sys.argv[1], sys.argv[2:]
+lines = {name: [line.rstrip("\n").split(" ", 1) for line in open(f"{work}/{name}.log") if line[:1].isdigit()] for name in names}
+start = min(int(entries[0][0]) for entries in lines.values() if entries)
+for name in names:
+    print(f"\n-- {name}")
+    for stamp, text in lines[name]:
+        print(f"{(int(stamp) - start) / 1000:8.3f}  {text}")
+EOF
 printf '\nchat demo: OK (the slowest effect took %d ms)\n' "$SLOWEST"

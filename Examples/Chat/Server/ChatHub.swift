@@ -16,9 +16,16 @@ actor ChatHub {
         case close(code: Int, reason: String)
     }
 
+    /// A room of one app: apps that share the chat server (an audience each registered) never
+    /// share a room.
+    struct RoomKey: Hashable, Sendable {
+        let app: UUID
+        let name: String
+    }
+
     private struct Socket {
         let id: Int
-        let room: String
+        let room: RoomKey
         var token: VerifiedAccessToken
         /// Set while a fresh token is due: why, and by when.
         var hold: (reason: String, deadline: ContinuousClock.Instant)?
@@ -37,7 +44,7 @@ actor ChatHub {
     private let window: Duration
     private let events: EventLine
     private var sockets: [Int: Socket] = [:]
-    private var histories: [String: [ChatMessage]] = [:]
+    private var histories: [RoomKey: [ChatMessage]] = [:]
     private var nextID = 1
 
     init(verifier: AccessTokenVerifier, window: Duration, events: EventLine) {
@@ -47,16 +54,17 @@ actor ChatHub {
     }
 
     /// Adds a socket to `room`, sends it the welcome, and tells the room when the user arrived.
-    func join(room: String, token: VerifiedAccessToken, outbox: AsyncStream<Outgoing>.Continuation) -> Int {
+    func join(room name: String, token: VerifiedAccessToken, outbox: AsyncStream<Outgoing>.Continuation) -> Int {
         let id = nextID
         nextID += 1
+        let room = RoomKey(app: token.appID, name: name)
         let arriving = !sockets.values.contains { $0.room == room && $0.user == token.userID }
         sockets[id] = Socket(id: id, room: room, token: token, outbox: outbox)
         let members = Set(sockets.values.filter { $0.room == room }.map(\.user)).sorted()
-        send(ServerFrame(type: .welcome, room: room, user: token.userID, members: members, history: histories[room] ?? []), to: id)
-        events.print("chat", "\(token.userID) joined #\(room) on socket \(id) (session \(token.sessionID.uuidString.lowercased()))")
+        send(ServerFrame(type: .welcome, room: name, user: token.userID, members: members, history: histories[room] ?? []), to: id)
+        events.print("chat", "\(token.userID) joined #\(name) on socket \(id) (session \(token.sessionID.uuidString.lowercased()))")
         if arriving {
-            broadcast(ServerFrame(type: .presence, room: room, user: token.userID, event: "joined"), in: room, except: id)
+            broadcast(ServerFrame(type: .presence, room: name, user: token.userID, event: "joined"), in: room, except: id)
         }
         return id
     }
@@ -78,19 +86,20 @@ actor ChatHub {
     func leave(_ id: Int, reason: String) {
         guard let socket = sockets.removeValue(forKey: id) else { return }
         socket.outbox.finish()
-        events.print("chat", "\(socket.user) left #\(socket.room) from socket \(id): \(reason)")
+        events.print("chat", "\(socket.user) left #\(socket.room.name) from socket \(id): \(reason)")
         if !sockets.values.contains(where: { $0.room == socket.room && $0.user == socket.user }) {
-            broadcast(ServerFrame(type: .presence, room: socket.room, user: socket.user, event: "left", reason: reason), in: socket.room)
+            broadcast(
+                ServerFrame(type: .presence, room: socket.room.name, user: socket.user, event: "left", reason: reason), in: socket.room)
         }
     }
 
     /// Vouch's stream applied an ending: every socket whose token it ended is closed, or put on hold.
     func endingApplied(_ ending: SessionEnding) {
-        for socket in sockets.values where socket.hold == nil && verifier.endings.hasEnded(socket.token) {
-            let kind = ending.kind.rawValue
+        let kind = ending.kind.rawValue
+        for socket in sockets.values where verifier.endings.hasEnded(socket.token) {
             if Self.finalEndings.contains(kind) {
                 drop(socket.id, code: ChatCloseCode.sessionEnded, reason: "session ended (\(kind))")
-            } else {
+            } else if socket.hold == nil {
                 hold(socket.id, reason: "session ended (\(kind))")
             }
         }
@@ -113,7 +122,11 @@ actor ChatHub {
 
     private func say(_ text: String, from id: Int) {
         guard let socket = sockets[id] else { return }
-        guard socket.hold == nil else {
+        // The sweep and the stream's observer run apart from this: a message never rides on a
+        // token that expired or a session that ended in between.
+        if socket.hold == nil, socket.token.expiresAt <= Date() { hold(id, reason: "token expired") }
+        if socket.hold == nil, verifier.endings.hasEnded(socket.token) { hold(id, reason: "session ended") }
+        guard sockets[id]?.hold == nil else {
             send(ServerFrame(type: .error, reason: "send a fresh token first"), to: id)
             return
         }
@@ -124,7 +137,7 @@ actor ChatHub {
         let message = ChatMessage(from: socket.user, text: text, at: Date().timeIntervalSince1970)
         histories[socket.room, default: []].append(message)
         if histories[socket.room, default: []].count > ChatLimits.history { histories[socket.room]?.removeFirst() }
-        broadcast(ServerFrame(type: .message, room: socket.room, message: message), in: socket.room)
+        broadcast(ServerFrame(type: .message, room: socket.room.name, message: message), in: socket.room)
     }
 
     /// A fresh token for socket `id`: verified (signature, audience, expiry, and not ended), and
@@ -173,7 +186,7 @@ actor ChatHub {
         leave(id, reason: reason)
     }
 
-    private func broadcast(_ frame: ServerFrame, in room: String, except excluded: Int? = nil) {
+    private func broadcast(_ frame: ServerFrame, in room: RoomKey, except excluded: Int? = nil) {
         let text = ChatJSON.encode(frame)
         for socket in sockets.values where socket.room == room && socket.id != excluded { deliver(text, to: socket.id) }
     }

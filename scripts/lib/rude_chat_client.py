@@ -1,0 +1,127 @@
+"""A chat client that breaks the example chat server's rules, over a raw WebSocket, and checks
+that each is refused clearly while the socket or the server survives as it should.
+
+    python3 scripts/lib/rude_chat_client.py CHAT_PORT ACCESS_TOKEN
+
+Checks, in order: no token and a forged token are refused at the upgrade (400: hummingbird-websocket
+answers every refused upgrade so, without the middleware's 401 and its reason); with a valid
+token the socket is welcomed; a frame that is not JSON and a message over 2 000 bytes each get an
+error frame and the socket stays open; a frame over 16 KiB closes the socket (1009). Prints one
+line per check; exits 1 at the first that fails.
+"""
+import base64
+import json
+import os
+import socket
+import struct
+import sys
+
+
+def fail(message: str) -> None:
+    print(f"rude client: FAILED: {message}")
+    sys.exit(1)
+
+
+def upgrade(port: int, token: str | None) -> tuple[int, socket.socket]:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [
+        "GET /rooms/general HTTP/1.1", f"Host: 127.0.0.1:{port}", "Upgrade: websocket", "Connection: Upgrade",
+        f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13",
+    ]
+    if token is not None:
+        lines.append(f"Authorization: Bearer {token}")
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0
+    return status, sock
+
+
+def send(sock: socket.socket, payload: bytes, opcode: int = 1) -> None:
+    header = bytes([0x80 | opcode])
+    size = len(payload)
+    if size < 126:
+        header += bytes([0x80 | size])
+    elif size < 65536:
+        header += bytes([0x80 | 126]) + struct.pack("!H", size)
+    else:
+        header += bytes([0x80 | 127]) + struct.pack("!Q", size)
+    mask = os.urandom(4)
+    sock.sendall(header + mask + bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload)))
+
+
+def exactly(sock: socket.socket, count: int) -> bytes:
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise ConnectionError("closed")
+        data += chunk
+    return data
+
+
+def receive(sock: socket.socket) -> tuple[int, bytes]:
+    first, second = exactly(sock, 2)
+    size = second & 0x7F
+    if size == 126:
+        size = struct.unpack("!H", exactly(sock, 2))[0]
+    elif size == 127:
+        size = struct.unpack("!Q", exactly(sock, 8))[0]
+    return first & 0x0F, exactly(sock, size)
+
+
+def next_text(sock: socket.socket) -> dict:
+    while True:
+        opcode, payload = receive(sock)
+        if opcode == 1:
+            return json.loads(payload)
+        if opcode == 8:
+            raise ConnectionError(f"closed with {struct.unpack('!H', payload[:2])[0] if len(payload) >= 2 else None}")
+
+
+def main() -> None:
+    port, token = int(sys.argv[1]), sys.argv[2]
+    for label, candidate in (("no token", None), ("a forged token", token[:-4] + "AAAA")):
+        status, sock = upgrade(port, candidate)
+        sock.close()
+        if status != 400:
+            fail(f"{label}: the upgrade answered {status}, not 400")
+        print(f"   {label}: the upgrade is refused (400)")
+    status, sock = upgrade(port, token)
+    if status != 101:
+        fail(f"a valid token: the upgrade answered {status}, not 101")
+    if next_text(sock).get("type") != "welcome":
+        fail("no welcome")
+    print("   a valid token: welcomed")
+    send(sock, b"not json at all")
+    answer = next_text(sock)
+    if answer.get("type") != "error":
+        fail(f"a frame that is not JSON was answered {answer}")
+    print(f"   a frame that is not JSON: {answer['reason']}")
+    send(sock, json.dumps({"type": "say", "text": "x" * 3000}).encode())
+    answer = next_text(sock)
+    if answer.get("type") != "error":
+        fail(f"a message over 2 000 bytes was answered {answer}")
+    print(f"   a message over 2 000 bytes: {answer['reason']}")
+    send(sock, json.dumps({"type": "say", "text": "y" * 20000}).encode())
+    try:
+        while True:
+            opcode, payload = receive(sock)
+            if opcode == 8:
+                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+                if code != 1009:
+                    fail(f"a frame over 16 KiB closed the socket with {code}, not 1009")
+                print("   a frame over 16 KiB: the socket is closed (1009, too big)")
+                break
+    except (ConnectionError, socket.timeout) as error:
+        fail(f"a frame over 16 KiB: no close frame ({error})")
+    sock.close()
+
+
+if __name__ == "__main__":
+    main()
