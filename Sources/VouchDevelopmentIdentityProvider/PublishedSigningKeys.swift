@@ -98,12 +98,8 @@ public final class PublishedSigningKeys: Sendable {
         }
     }
 
-    /// A new key pair under a random `kid`, found on a Dispatch thread: searching for primes
-    /// takes seconds in a debug build, which must not hold one of Swift concurrency's threads.
+    /// A new key pair under a random `kid`.
     private static func generate() async throws -> Key {
-        let pair = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try RSAKeyPair.generate() }) }
-        }
-        return Key(kid: "dev-" + UUID().uuidString.prefix(8).lowercased(), pair: pair)
+        Key(kid: "dev-" + UUID().uuidString.prefix(8).lowercased(), pair: try await RSAKeyPair.generateOffTheConcurrencyPool())
     }
 }

@@ -15,6 +15,15 @@ public struct RSAKeyPair: Sendable {
         return RSAKeyPair(privateKey: try _RSA.Signing.PrivateKey(keySize: .init(bitCount: bits)))
     }
 
+    /// A fresh key pair, searched for on a Dispatch thread: finding two primes takes tens of
+    /// milliseconds (seconds in a debug build) of CPU that must not hold one of Swift
+    /// concurrency's few threads, on which every request waits.
+    public static func generateOffTheConcurrencyPool(bits: Int = 2048) async throws -> RSAKeyPair {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try generate(bits: bits) }) }
+        }
+    }
+
     /// Reads a private key in PKCS#1 (`BEGIN RSA PRIVATE KEY`) or PKCS#8 (`BEGIN PRIVATE KEY`) PEM.
     public static func privateKey(pem: String) throws(MintingError) -> _RSA.Signing.PrivateKey {
         let key: _RSA.Signing.PrivateKey

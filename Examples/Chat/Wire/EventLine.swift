@@ -1,20 +1,20 @@
 import Foundation
+import Synchronization
 
 /// One line of what a chat program saw, stamped: `12:00:01.234` for a person, or Unix
 /// milliseconds (`1764457201234`) for a script that measures the time from its own action.
-public struct EventLine: Sendable {
+public final class EventLine: Sendable {
     /// Unix milliseconds instead of the wall clock.
     public let unixStamps: Bool
-    private let lock = NSLock()
+    /// Lines written from several tasks never interleave.
+    private let output = Mutex(())
 
     public init(unixStamps: Bool) { self.unixStamps = unixStamps }
 
     /// Prints `<stamp> <topic>: <text>` to standard output at once (a script reads it live).
     public func print(_ topic: String, _ text: String) {
         let line = "\(stamp(Date())) \(topic): \(text)\n"
-        lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data(line.utf8))
+        output.withLock { _ in FileHandle.standardOutput.write(Data(line.utf8)) }
     }
 
     func stamp(_ date: Date) -> String {

@@ -52,7 +52,7 @@ struct AdminKeyRoutes {
         case (.some(let pem), false):
             publicKey = try AdminOperations.publicKey(fromPEM: pem)
         case (.none, true):
-            let pair = try await Self.generateOffThePool()
+            let pair = try await RSAKeyPair.generateOffTheConcurrencyPool()
             publicKey = try PublicKeyInfo(pem: pair.publicKeyPEM)
             privateKeyPEM = pair.privateKeyPEM
         case (.none, false):
@@ -79,15 +79,6 @@ struct AdminKeyRoutes {
             throw APIError.notFound("Key")
         } catch StoreError.tombstone {
             throw APIError(.conflict, "The key was deleted and cannot be changed.")
-        }
-    }
-
-    /// A new key pair, searched for on a Dispatch thread: finding two primes takes tens of
-    /// milliseconds (seconds in a debug build) of CPU that must not hold one of Swift
-    /// concurrency's few threads, on which every request and store call waits.
-    private static func generateOffThePool() async throws -> RSAKeyPair {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try RSAKeyPair.generate() }) }
         }
     }
 }
