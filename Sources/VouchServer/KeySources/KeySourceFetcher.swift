@@ -46,13 +46,15 @@ struct KeySourceFetcher: Sendable {
         let work = Task { outcome.answer(await self.fetchUnbounded(source)) }
         let timer = Task {
             try? await Task.sleep(for: timeLimit)
-            outcome.answer(.failure(Failure(description: "no answer within \(timeLimit.components.seconds) s")))
+            outcome.answer(.failure(Failure(description: timeLimitReached)))
         }
         let result = await outcome.value
         work.cancel()
         timer.cancel()
         return result
     }
+
+    private var timeLimitReached: String { "no answer within \(timeLimit.components.seconds) s" }
 
     private func fetchUnbounded(_ source: ProviderKeySource) async -> Result<Fetched, Failure> {
         do {
@@ -106,6 +108,9 @@ struct KeySourceFetcher: Sendable {
             throw Failure(description: "\(what) at \(url) is refused: \(error.explanation)")
         }
         switch await client.get(destination, headers: [("Accept", "application/json")], userAgent: Self.userAgent) {
+        case .failure(.connectTimedOut), .failure(.timedOut):
+            // The client's own deadlines equal the fetch's limit: whichever fires first, one reason.
+            throw Failure(description: "\(what) at \(url): \(timeLimitReached)")
         case .failure(let failure):
             throw Failure(description: "\(what) at \(url): \(failure.explanation)")
         case .success(let answer) where answer.status != 200:
