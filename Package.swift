@@ -100,6 +100,7 @@ let package = Package(
             dependencies: [
                 "VouchStore",
                 "VouchProtocol",
+                "VouchSupport",
                 server("PostgresNIO", "postgres-nio"),
                 server("Logging", "swift-log"),
                 server("NIOCore", "swift-nio"),

@@ -79,9 +79,9 @@ public enum SecurityEventActor: String, Sendable, CaseIterable {
 public enum SecurityEventData {
     /// `session.created`.
     public static func sessionCreated(_ session: NewSession) -> String {
-        var fields: [String: JSONValue] = ["session_id": .string(session.sessionID.lowercasedText)]
-        if let providerID = session.providerID { fields["provider_id"] = .string(providerID.lowercasedText) }
-        if let keyID = session.keyID { fields["key_id"] = .string(keyID.lowercasedText) }
+        var fields: [String: JSONValue] = ["session_id": .string(session.sessionID.lowercased)]
+        if let providerID = session.providerID { fields["provider_id"] = .string(providerID.lowercased) }
+        if let keyID = session.keyID { fields["key_id"] = .string(keyID.lowercased) }
         if let device = session.device {
             var described: [String: JSONValue] = [:]
             if let name = device.name { described["name"] = .string(name) }
@@ -100,14 +100,14 @@ public enum SecurityEventData {
         var fields: [String: JSONValue] = ["kind": .string(kind.rawValue)]
         if let actor { fields["actor"] = .string(actor.rawValue) }
         if let reason { fields["reason"] = .string(reason) }
-        if let sessionID { fields["session_id"] = .string(sessionID.lowercasedText) }
+        if let sessionID { fields["session_id"] = .string(sessionID.lowercased) }
         return text(fields)
     }
 
     /// `user.suspended` (with the sessions it ended) and `user.unsuspended`.
     public static func userSuspension(endedSessionIDs: [UUID]?) -> String {
         guard let endedSessionIDs else { return "{}" }
-        return text(["ended_session_ids": .array(endedSessionIDs.map { .string($0.lowercasedText) })])
+        return text(["ended_session_ids": .array(endedSessionIDs.map { .string($0.lowercased) })])
     }
 
     /// `user.deleted`: how many live sessions the erasure ended (each has its `session.ended`
@@ -126,8 +126,8 @@ public enum SecurityEventData {
         ]
         switch target {
         case .app: break
-        case .provider(let id): fields["provider_id"] = .string(id.lowercasedText)
-        case .key(let id): fields["key_id"] = .string(id.lowercasedText)
+        case .provider(let id): fields["provider_id"] = .string(id.lowercased)
+        case .key(let id): fields["key_id"] = .string(id.lowercased)
         case .user(_, let userID): fields["user_id"] = .string(userID)
         }
         if let reason { fields["reason"] = .string(reason) }
@@ -137,14 +137,14 @@ public enum SecurityEventData {
     /// `key.created|disabled|enabled|deleted`.
     public static func key(_ key: KeyRecord) -> String {
         text([
-            "key_id": .string(key.id.lowercasedText), "provider_id": .string(key.providerID.lowercasedText),
+            "key_id": .string(key.id.lowercased), "provider_id": .string(key.providerID.lowercased),
             "status": .string(key.status.rawValue),
         ])
     }
 
     /// `registration_secret.revoked`.
     public static func registrationSecretRevoked(_ secret: RegistrationSecretRecord) -> String {
-        var fields: [String: JSONValue] = ["application_key": .string(secret.applicationKey.lowercasedText)]
+        var fields: [String: JSONValue] = ["application_key": .string(secret.applicationKey.lowercased)]
         if let revokedAt = secret.revokedAt { fields["revoked_at"] = .number(JSONNumber(revokedAt)) }
         return text(fields)
     }
@@ -155,9 +155,4 @@ public enum SecurityEventData {
         guard let data = try? encoder.encode(JSONValue.object(fields)) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
-}
-
-extension UUID {
-    /// The lowercase form every id of the protocol is written in.
-    var lowercasedText: String { uuidString.lowercased() }
 }

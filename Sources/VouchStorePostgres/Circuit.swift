@@ -1,5 +1,6 @@
 import Synchronization
 import VouchStore
+import VouchSupport
 
 /// Whether the store takes its database for reachable. While the circuit is open every operation
 /// fails at once with `StoreError.unavailable` instead of waiting out its deadline, so a request
@@ -24,7 +25,7 @@ final class Circuit: Sendable {
         var spell: UInt64 = 0
         var openings = 0
         /// The probe, waiting for the circuit to open.
-        var waiter: CheckedContinuation<Void, Never>?
+        var probe = ParkingSlot()
     }
 
     private let state = Mutex(State())
@@ -46,15 +47,14 @@ final class Circuit: Sendable {
     ///
     /// - Returns: whether this call opened it (its caller logs the outage once).
     func trip(in spell: Spell, reason: String) -> Bool {
-        let (opened, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+        let (opened, probe) = state.withLock { state -> (Bool, ParkedTask?) in
             guard state.watched, state.openSince == nil, state.spell == spell.number else { return (false, nil) }
             state.openSince = .now
             state.reason = reason
             state.openings += 1
-            defer { state.waiter = nil }
-            return (true, state.waiter)
+            return (true, state.probe.release())
         }
-        waiter?.resume()
+        probe?.resume()
         return opened
     }
 
@@ -92,37 +92,18 @@ final class Circuit: Sendable {
     /// The probe stops watching: the circuit closes and stays closed, so operations try the
     /// database again, each within its own deadline.
     func unwatch() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        state.withLock { state -> ParkedTask? in
             state.watched = false
             if state.openSince != nil {
                 state.openSince = nil
                 state.spell += 1
             }
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+            return state.probe.release()
+        }?.resume()
     }
 
     /// Suspends until the circuit is open or the task is cancelled; only the watching probe calls it.
     func waitUntilOpen() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    // The cancellation flag is set before the handler below runs, so a cancel
-                    // that comes before the continuation is stored is seen here.
-                    guard state.openSince == nil, !Task.isCancelled else { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
-        }
+        await state.park(in: \.probe) { $0.openSince != nil }
     }
 }

@@ -1,5 +1,6 @@
 import Synchronization
 import VouchStore
+import VouchSupport
 
 /// Bounds the wait of every operation of one store with one watcher, instead of a timer for each.
 ///
@@ -34,7 +35,7 @@ final class DeadlineWatch: Sendable {
         var registered: [UInt64: Registered] = [:]
         var nextID: UInt64 = 0
         /// The watcher, waiting for the first registration after an empty spell.
-        var parked: CheckedContinuation<Void, Never>?
+        var watcher = ParkingSlot()
         var stopped = false
     }
 
@@ -53,15 +54,12 @@ final class DeadlineWatch: Sendable {
     /// Gives every registered operation up and ends the watcher (within `resolution`); later
     /// calls of `run` fail at once.
     func stop() {
-        let (parked, registered) = state.withLock { state in
+        let (watcher, registered) = state.withLock { state in
             state.stopped = true
-            defer {
-                state.parked = nil
-                state.registered = [:]
-            }
-            return (state.parked, Array(state.registered.values))
+            defer { state.registered = [:] }
+            return (state.watcher.release(), Array(state.registered.values))
         }
-        parked?.resume()
+        watcher?.resume()
         for operation in registered { operation.giveUp(Self.closed) }
     }
 
@@ -80,7 +78,7 @@ final class DeadlineWatch: Sendable {
                 _ = pending.finish(.failure(Self.closed))
                 return
             }
-            registration.parked?.resume()
+            registration.watcher?.resume()
             let task = Task {
                 let result: Result<T, any Error>
                 do { result = .success(try await body()) } catch { result = .failure(error) }
@@ -90,14 +88,13 @@ final class DeadlineWatch: Sendable {
         }
     }
 
-    private func register(_ operation: Registered) -> (id: UInt64?, parked: CheckedContinuation<Void, Never>?) {
+    private func register(_ operation: Registered) -> (id: UInt64?, watcher: ParkedTask?) {
         state.withLock { state in
             guard !state.stopped else { return (nil, nil) }
             let id = state.nextID
             state.nextID += 1
             state.registered[id] = operation
-            defer { state.parked = nil }
-            return (id, state.parked)
+            return (id, state.watcher.release())
         }
     }
 
@@ -110,14 +107,7 @@ final class DeadlineWatch: Sendable {
     func watch() async {
         await withTaskCancellationHandler {
             while true {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let goOn = state.withLock { state -> Bool in
-                        guard !state.stopped, state.registered.isEmpty else { return true }
-                        state.parked = continuation
-                        return false
-                    }
-                    if goOn { continuation.resume() }
-                }
+                await state.park(in: \.watcher) { $0.stopped || !$0.registered.isEmpty }
                 if state.withLock({ $0.stopped }) { return }
                 do { try await Task.sleep(for: resolution) } catch { return }
                 expireOverdue(at: .now)

@@ -85,7 +85,7 @@ struct ResourceServerTests {
             let follower = SessionEndingsFollower(
                 vouchURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: service.text, endings: verifier.endings,
                 logger: Self.quiet)
-            let following = Task { try await follower.run() }
+            let following = Task { await follower.run() }
             defer { following.cancel() }
             let deadline = ContinuousClock.now + .seconds(10)
             while !follower.isConnected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }

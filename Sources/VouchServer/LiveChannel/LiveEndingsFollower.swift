@@ -35,7 +35,7 @@ struct LiveEndingsFollower: Service {
     /// Runs until the server shuts down. By then the server has closed every socket with 1012 as
     /// it quiesced its connections (`LiveQuiesceHandler`); any socket left is closed here.
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await follow() }
                 group.addTask { await runClock() }

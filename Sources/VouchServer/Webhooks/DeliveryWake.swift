@@ -1,4 +1,5 @@
 import Synchronization
+import VouchSupport
 
 /// Counts the delivery worker's attempts under way, and wakes its claiming loop when one finishes
 /// (a slot is free, and the user's next event may be due), or lets it sleep until its poll
@@ -18,54 +19,35 @@ final class DeliveryWake: Sendable {
 
     private struct State {
         var pending = false
-        var waiter: CheckedContinuation<Void, Never>?
+        var loop = ParkingSlot()
     }
 
     private let state = Mutex(State())
 
     func wake() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
+        state.withLock { state -> ParkedTask? in
+            guard state.loop.isOccupied else {
                 state.pending = true
                 return nil
             }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
+            return state.loop.release()
+        }?.resume()
     }
 
     /// Returns on a wake, after `timeout`, or on cancellation, whichever comes first.
     func wait(timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForWake() }
+            group.addTask {
+                await self.state.park(in: \.loop) { state in
+                    defer { state.pending = false }
+                    return state.pending
+                }
+            }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
+            // The other child may be the parked one: cancelling it lets it go.
             group.cancelAll()
-            // The other child may be the waiter: resumed by the cancellation handler.
             await group.waitForAll()
-        }
-    }
-
-    private func waitForWake() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.pending || Task.isCancelled {
-                        state.pending = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
         }
     }
 }

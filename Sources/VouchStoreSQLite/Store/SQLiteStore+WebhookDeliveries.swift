@@ -12,36 +12,32 @@ extension SQLiteStore {
     /// second worker while an attempt is under way, and what frees it when the worker died. The
     /// due deliveries are walked in the index's order (`webhook_deliveries_due`), never sorted:
     /// a backlog costs a claim only the rows it takes and the users' earlier events it skips.
+    /// One read finds the claimed deliveries with their events and endpoints, one write leases them.
     public func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {
         try await transaction("claimWebhookDeliveries", invalidating: .none) { db in
             let leaseUntil = now + lease
-            let claimed = try db.rows(
+            let due = try db.rows(
                 """
-                UPDATE webhook_deliveries SET lease_until = ?2
-                WHERE rowid IN (
-                    SELECT d.rowid FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                    WHERE d.state = 'pending' AND d.next_attempt_at <= ?1 AND d.lease_until <= ?1 AND w.paused_at IS NULL
-                      AND NOT EXISTS (
-                          SELECT 1 FROM webhook_deliveries p
-                          WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
-                            AND p.position < d.position AND p.state = 'pending')
-                    ORDER BY d.next_attempt_at LIMIT ?3)
-                RETURNING endpoint_id, event_id
-                """, [.int64(now), .int64(leaseUntil), .int64(Int64(max(0, limit)))])
-            return try claimed.compactMap { row in
-                try db.rows(
-                    """
-                    SELECT \(Self.deliveryColumns), w.url, w.secret
-                    FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id
-                    JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                    WHERE d.endpoint_id = ? AND d.event_id = ?
-                    """, [.text(try row.text("endpoint_id")), .text(try row.text("event_id"))]
-                ).first.map { joined in
-                    ClaimedWebhookDelivery(
-                        delivery: try WebhookDelivery(row: joined), url: try joined.text("url"),
-                        secret: try joined.text("secret"), leaseUntil: leaseUntil)
-                }
-            }.sorted { $0.delivery.nextAttemptAt < $1.delivery.nextAttemptAt }
+                SELECT d.rowid AS claimed_rowid, \(Self.deliveryColumns), w.url, w.secret
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                JOIN security_events e ON e.id = d.event_id
+                WHERE d.state = 'pending' AND d.next_attempt_at <= ?1 AND d.lease_until <= ?1 AND w.paused_at IS NULL
+                  AND NOT EXISTS (
+                      SELECT 1 FROM webhook_deliveries p
+                      WHERE p.endpoint_id = d.endpoint_id AND p.user_id = d.user_id
+                        AND p.position < d.position AND p.state = 'pending')
+                ORDER BY d.next_attempt_at LIMIT ?2
+                """, [.int64(now), .int64(Int64(max(0, limit)))])
+            guard !due.isEmpty else { return [] }
+            let rowids = try due.map { SQLiteData.int64(try $0.int64("claimed_rowid")) }
+            let placeholders = Array(repeating: "?", count: rowids.count).joined(separator: ", ")
+            try db.execute(
+                "UPDATE webhook_deliveries SET lease_until = ? WHERE rowid IN (\(placeholders))", [.int64(leaseUntil)] + rowids)
+            return try due.map { row in
+                ClaimedWebhookDelivery(
+                    delivery: try WebhookDelivery(row: row), url: try row.text("url"), secret: try row.text("secret"),
+                    leaseUntil: leaseUntil)
+            }
         }
     }
 
