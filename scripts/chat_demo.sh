@@ -4,7 +4,8 @@
 # publishing its keys on a JWKS URL, the chat server (Examples/Chat/Server) and three terminal
 # clients (Examples/Chat/Client): alice on her laptop and her phone, bob on his desktop. Then the
 # scenarios of issue 45, each a step that checks what every client saw and prints the time from
-# the operator's action to each effect; a step fails past 2 s.
+# the operator's action to each effect; a step fails past 2 s, and an ending that needs no
+# reconnection (a suspension, a sign-out, a challenge) past 1 s.
 #
 #   bash scripts/chat_demo.sh [BIN_DIR]      (default: .build/debug; needs vouch, chat-server, chat-client)
 #
@@ -144,14 +145,15 @@ never() {
     fi
 }
 
-# within LABEL SINCE_MS: the effect at AT came at most 2 s after SINCE_MS; prints the time.
+# within LABEL SINCE_MS [LIMIT_MS]: the effect at AT came at most LIMIT_MS (2 s unless the
+# issue's scenario names less) after SINCE_MS; prints the time.
 SLOWEST=0
 within() {
-    local label="$1" since="$2" elapsed
+    local label="$1" since="$2" limit="${3:-2000}" elapsed
     elapsed=$(( AT - since ))
     printf '   %-58s %5d ms\n' "$label" "$elapsed"
     if (( elapsed > SLOWEST )); then SLOWEST=$elapsed; fi
-    (( elapsed <= 2000 )) || fail "$label took $elapsed ms (over 2 s)"
+    (( elapsed <= limit )) || fail "$label took $elapsed ms (over $limit ms)"
 }
 
 step() { printf '\n== %s\n' "$*"; }
@@ -245,13 +247,13 @@ mark alice-laptop alice-phone bob-desktop chat-server
 T=$(now_ms)
 operator "$VOUCH_B" users suspend "$APP" alice > /dev/null
 for name in alice-laptop alice-phone; do
-    expect "$name" "vouch: alice signed out: userSuspended"; within "$name gets the ending" "$T"
-    expect "$name" "vouch: local data wiped"; within "$name wipes the user's data" "$T"
+    expect "$name" "vouch: alice signed out: userSuspended"; within "$name gets the ending" "$T" 1000
+    expect "$name" "vouch: local data wiped"; within "$name wipes the user's data" "$T" 1000
 done
-expect chat-server "vouch: alice's sessions ended \\(suspended"; within "the chat server hears the ending from Vouch's stream" "$T"
-expect chat-server "chat: dropping alice's socket [0-9]+: session ended \\(suspended\\)"; within "and drops the socket the phone left open" "$T"
-expect alice-phone "chat: disconnected by the server \\(4001 session ended \\(suspended\\)\\)"; within "the phone's socket is closed by the server" "$T"
-expect bob-desktop "chat: alice left"; within "bob sees alice leave" "$T"
+expect chat-server "vouch: alice's sessions ended \\(suspended"; within "the chat server hears the ending from Vouch's stream" "$T" 1000
+expect chat-server "chat: dropping alice's socket [0-9]+: session ended \\(suspended\\)"; within "and drops the socket the phone left open" "$T" 1000
+expect alice-phone "chat: disconnected by the server \\(4001 session ended \\(suspended\\)\\)"; within "the phone's socket is closed by the server" "$T" 1000
+expect bob-desktop "chat: alice left"; within "bob sees alice leave" "$T" 1000
 
 step "   alice is unsuspended and signs in again on both devices"
 operator "$VOUCH_A" users unsuspend "$APP" alice > /dev/null
@@ -270,9 +272,9 @@ tell alice-laptop "/devices"
 expect alice-laptop "devices: [0-9a-f-]+ phone"
 T=$(now_ms)
 tell alice-laptop "/signout-device phone"
-expect alice-phone "vouch: alice signed out: signedOutFromAnotherDevice"; within "the phone hears it" "$T"
-expect alice-phone "vouch: local data wiped"; within "the phone wipes the user's data" "$T"
-expect alice-phone "stopping"; within "the phone stops" "$T"
+expect alice-phone "vouch: alice signed out: signedOutFromAnotherDevice"; within "the phone hears it" "$T" 1000
+expect alice-phone "vouch: local data wiped"; within "the phone wipes the user's data" "$T" 1000
+expect alice-phone "stopping"; within "the phone stops" "$T" 1000
 for _ in $(seq 50); do kill -0 "${PID[alice-phone]}" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "${PID[alice-phone]}" 2>/dev/null || fail "the phone's client is still running"
 T=$(now_ms)
@@ -285,7 +287,7 @@ step "4. an operator revokes bob's sessions (not a sign-out)"
 mark alice-laptop bob-desktop
 T=$(now_ms)
 operator "$VOUCH_A" users revoke-sessions "$APP" bob > /dev/null
-expect bob-desktop "vouch: live challenge"; within "bob's client hears the challenge on the live channel" "$T"
+expect bob-desktop "vouch: live challenge"; within "bob's client hears the challenge on the live channel" "$T" 1000
 expect bob-desktop "vouch: re-authenticated as bob over the live channel"; within "bob's client answers it with a fresh identity token" "$T"
 expect bob-desktop "chat: resumed on the same socket"; within "bob's chat resumes on the same socket" "$T"
 T=$(now_ms)
