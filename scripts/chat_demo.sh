@@ -14,12 +14,13 @@
 # directory, removed on exit with every process it started (kept with KEEP_WORK=1, to read the
 # logs). Prints "chat demo: OK" at the end.
 set -euo pipefail
-
-fail() {
-    echo "chat demo: FAILED: $*" >&2
-    [[ -n "${WORK:-}" && -d "$WORK" ]] && echo "$*" > "$WORK/failure"
-    exit 1
-}
+SCRIPTS="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=lib/background.sh
+source "$SCRIPTS/lib/background.sh"
+begin_script "chat demo" chat-demo 25
+chmod 755 "$WORK"
+declare -A INPUT MARK PID
+on_exit() { "$SCRIPTS/pg-cluster.sh" destroy "$WORK/pg" 2>/dev/null; }
 
 BIN="${1:-.build/debug}"
 BIN="$(cd "$BIN" && pwd)"
@@ -34,53 +35,10 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     exit 0
 fi
 PG_BIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-SCRIPTS="$(cd "$(dirname "$0")" && pwd)"
-
-# shellcheck source=lib/background.sh
-source "$SCRIPTS/lib/background.sh"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/vouch-chat-demo.XXXXXX")"
-chmod 755 "$WORK"
-PIDS=()
-declare -A INPUT MARK PID
-
-cleanup() {
-    local status=$?
-    set +e
-    stop_processes ${PIDS[@]+"${PIDS[@]}"}
-    "$SCRIPTS/pg-cluster.sh" destroy "$WORK/pg" 2>/dev/null
-    if [[ $status -ne 0 ]]; then
-        show_logs "$WORK" 25
-        if [[ -f "$WORK/failure" ]]; then
-            echo "chat demo: FAILED: $(cat "$WORK/failure")" >&2
-        else
-            echo "chat demo: FAILED (exit status $status)" >&2
-        fi
-    fi
-    if [[ -n "${KEEP_WORK:-}" ]]; then echo "chat demo: kept $WORK" >&2; else rm -rf "$WORK"; fi
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 cd "$WORK"
 
 # ---- helpers --------------------------------------------------------------------------------
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 now_ms() { date +%s%3N; }
-
-wait_until_answering() {
-    local url="$1" name="$2" expected="${3:-}"
-    for _ in $(seq 600); do
-        local status
-        status="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)"
-        if [[ -n "$status" && "$status" != "000" && ( -z "$expected" || "$status" == "$expected" ) ]]; then return 0; fi
-        sleep 0.1
-    done
-    fail "$name did not answer ${expected:-at all} on $url within 60 s"
-}
 
 # The operator: the CLI, with the admin token from the environment, against one instance.
 operator() {

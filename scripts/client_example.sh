@@ -5,35 +5,23 @@
 #
 #   bash scripts/client_example.sh [build dir]      (default: .build/debug)
 set -euo pipefail
+# shellcheck source=lib/background.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/background.sh"
+begin_script "client example" client-example
 BIN="$(cd "${1:-.build/debug}" && pwd)"
 for tool in vouch vouch-client-example; do
-    [[ -x "$BIN/$tool" ]] || { echo "client example: no $BIN/$tool (swift build first)" >&2; exit 1; }
+    [[ -x "$BIN/$tool" ]] || fail "no $BIN/$tool (swift build first)"
 done
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/vouch-client-example.XXXXXX")"
-PIDS=()
-cleanup() {
-    local status=$?
-    for pid in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    if [[ $status -ne 0 ]]; then tail -n 20 "$WORK"/*.log >&2 2>/dev/null || true; echo "client example: FAILED" >&2; fi
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT
 cd "$WORK"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() {
-    for _ in $(seq 300); do curl -s -o /dev/null --max-time 2 "$1" && return 0; sleep 0.1; done
-    echo "client example: $1 did not answer within 30 s" >&2; return 1
-}
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 
 export VOUCH_ADMIN_TOKEN="client-example-admin-token-0123456789"
-VOUCH_URL="http://127.0.0.1:$(port)"
-IDP_PORT="$(port)"
+VOUCH_URL="http://127.0.0.1:$(free_port)"
+IDP_PORT="$(free_port)"
 "$BIN/vouch" serve --port "${VOUCH_URL##*:}" --data-dir "$WORK/data" > serve.log 2>&1 &
 PIDS+=($!)
-wait_for "$VOUCH_URL/health"
+wait_until_answering "$VOUCH_URL/health" "vouch serve" 200
 
 admin() { curl -sS --fail-with-body --max-time 30 -H "Authorization: Bearer $VOUCH_ADMIN_TOKEN" -H 'Content-Type: application/json' "$@"; }
 APP=$(admin -X POST "$VOUCH_URL/admin/apps" -d '{"name": "Example"}' | json '["id"].split("/")[-1]')
@@ -46,14 +34,15 @@ rm key.json
 
 "$BIN/vouch" identity-provider --provider-id "$PROVIDER" --key-id "$KEY" --private-key private.pem --port "$IDP_PORT" > idp.log 2>&1 &
 PIDS+=($!)
-wait_for "http://127.0.0.1:$IDP_PORT/"
+wait_until_answering "http://127.0.0.1:$IDP_PORT/" "the identity provider"
 
 "$BIN/vouch-client-example" --server "$VOUCH_URL" --app-id "$APP" --backend "http://127.0.0.1:$IDP_PORT" \
     --admin-token "$VOUCH_ADMIN_TOKEN" < /dev/null | tee example.log
-grep -q "after revocation the server says: alice" example.log
-grep -q "switched to bob - the server says: bob" example.log
-grep -q "signed out: confirmed" example.log
-grep -q "state: re-authenticating alice" example.log
-grep -q "state: signed in as bob" example.log
-grep -q "(this device)" example.log
+printed() { grep -q -- "$1" example.log || fail "the example did not print \"$1\""; }
+printed "after revocation the server says: alice"
+printed "switched to bob - the server says: bob"
+printed "signed out: confirmed"
+printed "state: re-authenticating alice"
+printed "state: signed in as bob"
+printed "(this device)"
 echo "client example: OK"

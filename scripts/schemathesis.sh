@@ -19,11 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/background.sh
 source scripts/lib/background.sh
-
-fail() {
-    echo "schemathesis: FAILED: $*" >&2
-    exit 1
-}
+begin_script schemathesis schemathesis 30
 
 VOUCH_BIN="${1:-.build/debug/vouch}"
 [[ -x "$VOUCH_BIN" ]] || fail "no executable vouch binary at $VOUCH_BIN (build it with: swift build --product vouch)"
@@ -38,18 +34,6 @@ command -v curl >/dev/null || fail "curl is required"
 
 MAX_EXAMPLES="${SCHEMATHESIS_MAX_EXAMPLES:-100}"
 SEED="${SCHEMATHESIS_SEED:-20261123}"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/vouch-schemathesis.XXXXXX")"
-PIDS=()
-
-cleanup() {
-    local status=$?
-    set +e
-    stop_processes ${PIDS[@]+"${PIDS[@]}"}
-    [[ $status -ne 0 ]] && show_logs "$WORK" 30
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT
 
 # Waits (bounded) for a server's "listening on http://127.0.0.1:PORT" line and prints the port.
 port_of() {

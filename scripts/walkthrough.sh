@@ -14,43 +14,15 @@
 # `step` lines (what the next request must answer), the `curl` wrapper that checks it, and the
 # bookkeeping of background processes.
 set -euo pipefail
-
-fail() {
-    echo "walkthrough: FAILED: $*" >&2
-    [[ -n "${WORK:-}" && -d "$WORK" ]] && echo "$*" > "$WORK/failure"
-    exit 1
-}
+# shellcheck source=lib/background.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/background.sh"
+begin_script walkthrough walkthrough
 
 VOUCH_BIN="${1:-.build/debug/vouch}"
 [[ -x "$VOUCH_BIN" ]] || fail "no executable vouch binary at $VOUCH_BIN (build it with: swift build --product vouch)"
 VOUCH_BIN="$(cd "$(dirname "$VOUCH_BIN")" && pwd)/$(basename "$VOUCH_BIN")"
 command -v curl >/dev/null || fail "curl is required"
 command -v python3 >/dev/null || fail "python3 is required"
-
-# shellcheck source=lib/background.sh
-source "$(cd "$(dirname "$0")" && pwd)/lib/background.sh"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/vouch-walkthrough.XXXXXX")"
-PIDS=()
-
-cleanup() {
-    local status=$?
-    set +e
-    stop_processes ${PIDS[@]+"${PIDS[@]}"}
-    if [[ $status -ne 0 ]]; then
-        show_logs "$WORK" 20
-        # The first failure again, last, so that it is not lost above the logs.
-        if [[ -f "$WORK/failure" ]]; then
-            echo "walkthrough: FAILED: $(cat "$WORK/failure")" >&2
-        else
-            echo "walkthrough: FAILED (exit status $status)" >&2
-        fi
-    fi
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 cd "$WORK"
 
@@ -83,22 +55,6 @@ curl() {
     fi
     cat "$body"
     rm -f "$body"
-}
-
-# A free TCP port on 127.0.0.1: the preferred one unless it is taken, else one the OS picks.
-free_port() {
-    python3 -c '
-import socket, sys
-for port in (int(sys.argv[1]), 0):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", port))
-    except OSError:
-        continue
-    print(s.getsockname()[1])
-    s.close()
-    break
-' "$1"
 }
 
 # Waits (at most 30 s) until the process is listening, i.e. GET URL/health or any answer arrives.
