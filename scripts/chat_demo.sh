@@ -173,8 +173,11 @@ echo "   app $APP, provider $PROVIDER, signing key $FIRST_KID"
 step "the chat server, trusting Vouch (A) for identity"
 operator "$VOUCH_A" service-credentials create --app "$APP" --name "chat server" --json | json credential > "$WORK/credential"
 chmod 600 "$WORK/credential"
+# Few sockets in all, so that scenario 8 can fill the server: the three clients hold at most a
+# handful, and a rude user opens as many as one user may.
+MAX_SOCKETS_PER_USER=8
 chat-server --vouch-url "$VOUCH_A" --credential-file "$WORK/credential" --port "$CHAT_PORT" --unix-timestamps \
-    > "$WORK/chat-server.log" 2>&1 &
+    --max-sockets 14 --max-sockets-per-user "$MAX_SOCKETS_PER_USER" > "$WORK/chat-server.log" 2>&1 &
 PIDS+=($!)
 MARK[chat-server]=0
 wait_until_answering "http://127.0.0.1:$CHAT_PORT/health" "the chat server" 200
@@ -361,7 +364,13 @@ read -r status _ < <(sign_in_once "$VOUCH_A" mallory)
 SESSION=$(json session_token < "$WORK/sign-in.body")
 ACCESS=$(curl -sS --max-time 10 -X POST "$VOUCH_A/sessions/access-token" -H "Authorization: Layer session-token=\"$SESSION\"" \
     -H 'Content-Type: application/json' -d '{"audience": "chat"}' | json access_token)
-python3 "$SCRIPTS/lib/rude_chat_client.py" "$CHAT_PORT" "$ACCESS" || fail "the chat server did not refuse a rude client as it should"
+read -r status _ < <(sign_in_once "$VOUCH_A" trudy)
+[[ "$status" == 201 ]] || fail "trudy's sign-in answered $status"
+SESSION=$(json session_token < "$WORK/sign-in.body")
+OTHER_ACCESS=$(curl -sS --max-time 10 -X POST "$VOUCH_A/sessions/access-token" -H "Authorization: Layer session-token=\"$SESSION\"" \
+    -H 'Content-Type: application/json' -d '{"audience": "chat"}' | json access_token)
+python3 "$SCRIPTS/lib/rude_chat_client.py" "$CHAT_PORT" "$ACCESS" "$OTHER_ACCESS" "$MAX_SOCKETS_PER_USER" \
+    || fail "the chat server did not refuse a rude client as it should"
 mark bob-desktop
 T=$(now_ms)
 tell alice-laptop "anyone hurt?"

@@ -1,13 +1,17 @@
 """A chat client that breaks the example chat server's rules, over a raw WebSocket, and checks
 that each is refused clearly while the socket or the server survives as it should.
 
-    python3 scripts/lib/rude_chat_client.py CHAT_PORT ACCESS_TOKEN
+    python3 scripts/lib/rude_chat_client.py CHAT_PORT ACCESS_TOKEN OTHER_USERS_TOKEN MAX_SOCKETS_PER_USER
 
 Checks, in order: no token and a forged token are refused at the upgrade (400: hummingbird-websocket
 answers every refused upgrade so, without the middleware's 401 and its reason); with a valid
 token the socket is welcomed; a frame that is not JSON and a message over 2 000 bytes each get an
-error frame and the socket stays open; a frame over 16 KiB closes the socket (1009). Prints one
-line per check; exits 1 at the first that fails.
+error frame and the socket stays open; a frame over 16 KiB closes the socket (1009); a flood of
+frames gets one "slow down" and the socket is served again once it stops; a user's socket past
+MAX_SOCKETS_PER_USER is closed at once with 4009; and another user's sockets, once the server
+holds its --max-sockets (the demo sets it low), are closed at once with 1013. The first token's
+user must have no socket open, and fewer than MAX_SOCKETS_PER_USER may be left under the server's
+cap for the second. Prints one line per check; exits 1 at the first that fails.
 """
 import base64
 import json
@@ -15,6 +19,7 @@ import os
 import socket
 import struct
 import sys
+import time
 
 
 def fail(message: str) -> None:
@@ -32,12 +37,13 @@ def upgrade(port: int, token: str | None) -> tuple[int, socket.socket]:
     if token is not None:
         lines.append(f"Authorization: Bearer {token}")
     sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    # Byte by byte, so that no frame sent right after the head is read along with it.
     head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = sock.recv(4096)
-        if not chunk:
+    while not head.endswith(b"\r\n\r\n"):
+        byte = sock.recv(1)
+        if not byte:
             break
-        head += chunk
+        head += byte
     status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0
     return status, sock
 
@@ -84,8 +90,60 @@ def next_text(sock: socket.socket) -> dict:
             raise ConnectionError(f"closed with {struct.unpack('!H', payload[:2])[0] if len(payload) >= 2 else None}")
 
 
+def first_answer(sock: socket.socket) -> tuple[str, object]:
+    """What a fresh socket hears first: ("welcome", frame) or ("close", code)."""
+    opcode, payload = receive(sock)
+    if opcode == 8:
+        return "close", struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+    frame = json.loads(payload)
+    return frame.get("type"), frame
+
+
+def open_until_refused(port: int, token: str, limit: int) -> tuple[list[socket.socket], object]:
+    """Opens sockets with `token` until one is closed at once (or `limit` are open); returns the
+    open ones and the refusal's close code (None if none was refused)."""
+    opened = []
+    while len(opened) <= limit:
+        status, sock = upgrade(port, token)
+        if status != 101:
+            fail(f"socket {len(opened) + 1}: the upgrade answered {status}, not 101")
+        kind, detail = first_answer(sock)
+        if kind == "close":
+            sock.close()
+            return opened, detail
+        if kind != "welcome":
+            fail(f"socket {len(opened) + 1}: first heard {detail}")
+        opened.append(sock)
+    return opened, None
+
+
+def flood(port: int, token: str) -> socket.socket:
+    status, sock = upgrade(port, token)
+    if status != 101 or next_text(sock).get("type") != "welcome":
+        fail("the flooding socket was not welcomed")
+    for _ in range(200):
+        send(sock, b"flood")
+    reasons = []
+    while not any(reason.startswith("slow down") for reason in reasons):
+        answer = next_text(sock)
+        if answer.get("type") != "error":
+            fail(f"a flood of frames was answered {answer}")
+        reasons.append(answer["reason"])
+    if len(reasons) > 200:
+        fail(f"{len(reasons)} error frames for 200 frames sent")
+    print(f"   200 frames at once: {len(reasons) - 1} answered, then \"{reasons[-1]}\"")
+    time.sleep(2.5)
+    send(sock, json.dumps({"type": "say", "text": ""}).encode())
+    while (answer := next_text(sock)).get("reason", "").startswith(("not a frame", "slow down")):
+        pass
+    if not answer.get("reason", "").startswith("a message is"):
+        fail(f"after the flood, a frame was answered {answer}")
+    print("   once the flood stops, its frames are served again")
+    return sock
+
+
 def main() -> None:
-    port, token = int(sys.argv[1]), sys.argv[2]
+    port, token, other_token, per_user = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
     for label, candidate in (("no token", None), ("a forged token", token[:-4] + "AAAA")):
         status, sock = upgrade(port, candidate)
         sock.close()
@@ -121,6 +179,18 @@ def main() -> None:
     except (ConnectionError, socket.timeout) as error:
         fail(f"a frame over 16 KiB: no close frame ({error})")
     sock.close()
+
+    flooding = flood(port, token)
+    opened, code = open_until_refused(port, token, per_user)
+    if code != 4009 or len(opened) + 1 != per_user:
+        fail(f"the user's socket {len(opened) + 2} was refused with {code} (4009 expected past {per_user})")
+    print(f"   the user's socket {per_user + 1}: closed at once (4009, {per_user} a user)")
+    others, code = open_until_refused(port, other_token, per_user)
+    if code != 1013 or len(others) >= per_user:
+        fail(f"another user's socket {len(others) + 1} was refused with {code} (1013 expected at the server's cap)")
+    print(f"   another user's socket {len(others) + 1}, the server being full: closed at once (1013, try again later)")
+    for sock in [flooding, *opened, *others]:
+        sock.close()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ enum ChatApplication {
         var audience: String
         var credential: String
         var reauthenticationWindow: Duration
+        var capacity: ChatHub.Capacity
         var events: EventLine
     }
 
@@ -38,7 +39,8 @@ enum ChatApplication {
         let verifier = AccessTokenVerifier(issuer: settings.vouchURL.absoluteString, audience: settings.audience, logger: logger)
         let follower = SessionEndingsFollower(
             vouchURL: settings.vouchURL, credential: settings.credential, endings: verifier.endings, logger: logger)
-        let hub = ChatHub(verifier: verifier, window: settings.reauthenticationWindow, events: settings.events)
+        let hub = ChatHub(
+            verifier: verifier, window: settings.reauthenticationWindow, capacity: settings.capacity, events: settings.events)
 
         let router = Router(context: ChatRequestContext.self)
         router.get("/health") { _, _ -> HTTPResponse.Status in

@@ -40,21 +40,46 @@ actor ChatHub {
     /// Frames kept for a socket on hold; past it the socket is closed as too slow.
     static let maximumHeldFrames = 256
 
+    /// How many sockets the hub holds, and how many of them one user of one app may hold.
+    struct Capacity: Sendable {
+        var sockets: Int
+        var socketsPerUser: Int
+    }
+
+    /// What became of a socket that asked to join.
+    enum Admission: Sendable {
+        case joined(id: Int)
+        /// Closed at once with `code`: the hub or the user is at capacity.
+        case refused(code: Int, reason: String)
+    }
+
     private let verifier: AccessTokenVerifier
     private let window: Duration
+    private let capacity: Capacity
     private let events: EventLine
     private var sockets: [Int: Socket] = [:]
     private var histories: [RoomKey: [ChatMessage]] = [:]
     private var nextID = 1
 
-    init(verifier: AccessTokenVerifier, window: Duration, events: EventLine) {
+    init(verifier: AccessTokenVerifier, window: Duration, capacity: Capacity, events: EventLine) {
         self.verifier = verifier
         self.window = window
+        self.capacity = capacity
         self.events = events
     }
 
-    /// Adds a socket to `room`, sends it the welcome, and tells the room when the user arrived.
-    func join(room name: String, token: VerifiedAccessToken, outbox: AsyncStream<Outgoing>.Continuation) -> Int {
+    /// Adds a socket to `room`, sends it the welcome, and tells the room when the user arrived;
+    /// or refuses it when the hub, or the user, holds as many sockets as allowed.
+    func join(room name: String, token: VerifiedAccessToken, outbox: AsyncStream<Outgoing>.Continuation) -> Admission {
+        guard sockets.count < capacity.sockets else {
+            events.print("chat", "refusing a socket of \(token.userID): the server holds \(capacity.sockets)")
+            return .refused(code: ChatCloseCode.full, reason: "the chat is full; try again later")
+        }
+        let usersSockets = sockets.values.count { $0.token.appID == token.appID && $0.user == token.userID }
+        guard usersSockets < capacity.socketsPerUser else {
+            events.print("chat", "refusing a socket of \(token.userID): \(usersSockets) open already")
+            return .refused(code: ChatCloseCode.tooManySockets, reason: "at most \(capacity.socketsPerUser) sockets a user")
+        }
         let id = nextID
         nextID += 1
         let room = RoomKey(app: token.appID, name: name)
@@ -66,7 +91,7 @@ actor ChatHub {
         if arriving {
             broadcast(ServerFrame(type: .presence, room: name, user: token.userID, event: "joined"), in: room, except: id)
         }
-        return id
+        return .joined(id: id)
     }
 
     /// A text frame from socket `id`.
@@ -80,6 +105,15 @@ actor ChatHub {
         case .say: say(frame.text ?? "", from: id)
         case .token: await renew(with: frame.accessToken ?? "", on: id)
         }
+    }
+
+    /// Tells socket `id` that the frames it sends past its budget are dropped unread.
+    func overBudget(_ id: Int) {
+        send(
+            ServerFrame(
+                type: .error,
+                reason: "slow down: at most \(ChatLimits.framesPerSecond) frames a second; frames past it are dropped"),
+            to: id)
     }
 
     /// Removes socket `id` (closed by either side); the room hears when the user's last socket left.

@@ -21,7 +21,10 @@ struct ChatServerCommand: AsyncParsableCommand {
             suspended or signed out is closed at once (4001); one whose session was revoked or cut \
             off, or whose token expired, gets {"type":"reauthenticate"} and must send a fresh \
             token within --reauthentication-window seconds, or is closed (4002). Messages stay in \
-            memory: the last 50 of each room.
+            memory: the last 50 of each room. Bounded: --max-sockets in all (past it a socket is \
+            closed with 1013, try again later), --max-sockets-per-user (4009), 20 frames a second \
+            from a socket with a burst of 40 (past it frames are dropped, with one error frame), \
+            16 KiB a frame (1009).
             """)
 
     @Option(name: .long, help: "Vouch's public URL: the access tokens' issuer, its JWKS and its event stream.")
@@ -44,6 +47,12 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds a held socket has to send a fresh token.")
     var reauthenticationWindow: Double = 10
 
+    @Option(name: .long, help: "Sockets the server holds at most, every room and user together.")
+    var maxSockets = 1_000
+
+    @Option(name: .long, help: "Sockets one user of one app may hold at most.")
+    var maxSocketsPerUser = 8
+
     @Flag(name: .long, help: "Stamp each line with Unix milliseconds instead of the time of day (for scripts).")
     var unixTimestamps = false
 
@@ -52,6 +61,8 @@ struct ChatServerCommand: AsyncParsableCommand {
             throw ValidationError("--vouch-url must be an http(s) URL")
         }
         guard (0.5...300).contains(reauthenticationWindow) else { throw ValidationError("--reauthentication-window is 0.5…300 seconds") }
+        guard (1...100_000).contains(maxSockets) else { throw ValidationError("--max-sockets is 1…100000") }
+        guard (1...1_000).contains(maxSocketsPerUser) else { throw ValidationError("--max-sockets-per-user is 1…1000") }
     }
 
     func run() async throws {
@@ -62,7 +73,8 @@ struct ChatServerCommand: AsyncParsableCommand {
         let app = ChatApplication.make(
             .init(
                 host: host, port: port, vouchURL: url, audience: audience, credential: credential,
-                reauthenticationWindow: .milliseconds(Int64(reauthenticationWindow * 1000)), events: EventLine(unixStamps: unixTimestamps)),
+                reauthenticationWindow: .milliseconds(Int64(reauthenticationWindow * 1000)),
+                capacity: .init(sockets: maxSockets, socketsPerUser: maxSocketsPerUser), events: EventLine(unixStamps: unixTimestamps)),
             logger: logger)
         try await app.runService()
     }

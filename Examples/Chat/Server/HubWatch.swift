@@ -11,7 +11,7 @@ struct HubWatch: Service {
     let events: EventLine
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     while !Task.isCancelled, (try? await verifier.refreshKeys()) == nil {

@@ -99,6 +99,10 @@ public enum ChatCloseCode {
     public static let wrongUser = 4003
     /// The socket did not read its frames fast enough.
     public static let tooSlow = 4008
+    /// The user already has as many sockets open as the server allows one user.
+    public static let tooManySockets = 4009
+    /// The server holds as many sockets as it allows: RFC 6455's "try again later".
+    public static let full = 1013
 }
 
 /// The limits both sides hold to.
@@ -109,6 +113,11 @@ public enum ChatLimits {
     public static let maximumTextBytes = 2000
     /// Messages a room keeps and sends on joining.
     public static let history = 50
+    /// Frames a socket may send a second, on average; past it and its burst, frames are dropped
+    /// unread, with one `error` frame to say so.
+    public static let framesPerSecond = 20
+    /// Frames a socket may send at once.
+    public static let frameBurst = 40
 }
 
 /// JSON as both sides write it.
