@@ -329,6 +329,7 @@ let package = Package(
                 server("HummingbirdWebSocket", "hummingbird-websocket"),
                 server("ArgumentParser", "swift-argument-parser"),
                 server("Logging", "swift-log"),
+                server("NIOCore", "swift-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             path: "Examples/Chat/Server",

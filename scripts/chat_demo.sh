@@ -174,10 +174,13 @@ step "the chat server, trusting Vouch (A) for identity"
 operator "$VOUCH_A" service-credentials create --app "$APP" --name "chat server" --json | json credential > "$WORK/credential"
 chmod 600 "$WORK/credential"
 # Few sockets in all, so that scenario 8 can fill the server: the three clients hold at most a
-# handful, and a rude user opens as many as one user may.
+# handful, and a rude user opens as many as one user may. A short idle timeout, so that scenario 8
+# sees a silent connection closed (the clients' sockets are pinged every 4 s and answer).
 MAX_SOCKETS_PER_USER=8
+IDLE_SECONDS=8
 chat-server --vouch-url "$VOUCH_A" --credential-file "$WORK/credential" --port "$CHAT_PORT" --unix-timestamps \
-    --max-sockets 14 --max-sockets-per-user "$MAX_SOCKETS_PER_USER" > "$WORK/chat-server.log" 2>&1 &
+    --max-sockets 14 --max-sockets-per-user "$MAX_SOCKETS_PER_USER" --idle-timeout "$IDLE_SECONDS" \
+    > "$WORK/chat-server.log" 2>&1 &
 PIDS+=($!)
 MARK[chat-server]=0
 wait_until_answering "http://127.0.0.1:$CHAT_PORT/health" "the chat server" 200
@@ -359,17 +362,20 @@ expect alice-laptop "chat: <bob> still talking after two lifetimes"; within "ali
 
 # ---- 8. a client that breaks the rules -------------------------------------------------------
 step "8. a client that breaks the chat's rules is refused, and nobody else notices"
-read -r status _ < <(sign_in_once "$VOUCH_A" mallory)
-[[ "$status" == 201 ]] || fail "mallory's sign-in answered $status"
-SESSION=$(json session_token < "$WORK/sign-in.body")
-ACCESS=$(curl -sS --max-time 10 -X POST "$VOUCH_A/sessions/access-token" -H "Authorization: Layer session-token=\"$SESSION\"" \
-    -H 'Content-Type: application/json' -d '{"audience": "chat"}' | json access_token)
-read -r status _ < <(sign_in_once "$VOUCH_A" trudy)
-[[ "$status" == 201 ]] || fail "trudy's sign-in answered $status"
-SESSION=$(json session_token < "$WORK/sign-in.body")
-OTHER_ACCESS=$(curl -sS --max-time 10 -X POST "$VOUCH_A/sessions/access-token" -H "Authorization: Layer session-token=\"$SESSION\"" \
-    -H 'Content-Type: application/json' -d '{"audience": "chat"}' | json access_token)
-python3 "$SCRIPTS/lib/rude_chat_client.py" "$CHAT_PORT" "$ACCESS" "$OTHER_ACCESS" "$MAX_SOCKETS_PER_USER" \
+# access_token_of USER INSTANCE: signs USER in and prints a fresh access token for the chat.
+access_token_of() {
+    local status session
+    read -r status _ < <(sign_in_once "$2" "$1")
+    [[ "$status" == 201 ]] || fail "$1's sign-in answered $status"
+    session=$(json session_token < "$WORK/sign-in.body")
+    curl -sS --max-time 10 -X POST "$2/sessions/access-token" -H "Authorization: Layer session-token=\"$session\"" \
+        -H 'Content-Type: application/json' -d '{"audience": "chat"}' | json access_token
+}
+python3 "$SCRIPTS/lib/rude_chat_client.py" idle "$CHAT_PORT" "$(access_token_of mallory "$VOUCH_A")" "$IDLE_SECONDS" \
+    || fail "the chat server did not close idle connections as it should"
+# Fresh tokens: the demo's live 10 s.
+python3 "$SCRIPTS/lib/rude_chat_client.py" rules "$CHAT_PORT" "$(access_token_of mallory "$VOUCH_A")" \
+    "$(access_token_of trudy "$VOUCH_A")" "$MAX_SOCKETS_PER_USER" \
     || fail "the chat server did not refuse a rude client as it should"
 mark bob-desktop
 T=$(now_ms)

@@ -1,9 +1,11 @@
 """A chat client that breaks the example chat server's rules, over a raw WebSocket, and checks
 that each is refused clearly while the socket or the server survives as it should.
 
-    python3 scripts/lib/rude_chat_client.py CHAT_PORT ACCESS_TOKEN OTHER_USERS_TOKEN MAX_SOCKETS_PER_USER
+    python3 scripts/lib/rude_chat_client.py rules CHAT_PORT ACCESS_TOKEN OTHER_USERS_TOKEN MAX_SOCKETS_PER_USER
+    python3 scripts/lib/rude_chat_client.py idle CHAT_PORT ACCESS_TOKEN IDLE_SECONDS
 
-Checks, in order: no token and a forged token are refused at the upgrade (400: hummingbird-websocket
+`idle` checks that a connection that sends nothing and a socket that never answers pings are
+closed after IDLE_SECONDS (the chat server's --idle-timeout). `rules` checks, in order: no token and a forged token are refused at the upgrade (400: hummingbird-websocket
 answers every refused upgrade so, without the middleware's 401 and its reason); with a valid
 token the socket is welcomed; a frame that is not JSON and a message over 2 000 bytes each get an
 error frame and the socket stays open; a frame over 16 KiB closes the socket (1009); a flood of
@@ -117,6 +119,34 @@ def open_until_refused(port: int, token: str, limit: int) -> tuple[list[socket.s
     return opened, None
 
 
+def idle(port: int, token: str, idle_seconds: float) -> None:
+    """A connection that never sends its request, and a room socket that never answers the
+    server's pings, are each closed once idle_seconds have passed without a byte from them."""
+    silent = socket.create_connection(("127.0.0.1", port), timeout=idle_seconds + 5)
+    status, deaf = upgrade(port, token)
+    if status != 101 or next_text(deaf).get("type") != "welcome":
+        fail("the socket that will not answer pings was not welcomed")
+    started = time.monotonic()
+    deaf.settimeout(idle_seconds + 5)
+    pings = 0
+    try:
+        while (opcode := receive(deaf)[0]) != 8:
+            pings += opcode == 9
+    except (ConnectionError, socket.timeout) as error:
+        fail(f"a socket that never answers pings: no close frame within {idle_seconds + 5} s ({error})")
+    if pings == 0:
+        fail("a socket that never answers pings was closed without being pinged")
+    print(f"   a socket that never answers pings: closed after {pings} of them ({time.monotonic() - started:.1f} s)")
+    try:
+        if silent.recv(1) != b"":
+            fail("a connection that sent nothing got an answer")
+    except socket.timeout:
+        fail(f"a connection that sent nothing is still open after {time.monotonic() - started:.1f} s")
+    print(f"   a connection that sends nothing: closed after {idle_seconds:g} s of silence")
+    silent.close()
+    deaf.close()
+
+
 def flood(port: int, token: str) -> socket.socket:
     status, sock = upgrade(port, token)
     if status != 101 or next_text(sock).get("type") != "welcome":
@@ -143,7 +173,10 @@ def flood(port: int, token: str) -> socket.socket:
 
 
 def main() -> None:
-    port, token, other_token, per_user = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+    if sys.argv[1] == "idle":
+        idle(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]))
+        return
+    port, token, other_token, per_user = int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
     for label, candidate in (("no token", None), ("a forged token", token[:-4] + "AAAA")):
         status, sock = upgrade(port, candidate)
         sock.close()

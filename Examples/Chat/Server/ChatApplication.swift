@@ -32,6 +32,8 @@ enum ChatApplication {
         var credential: String
         var reauthenticationWindow: Duration
         var capacity: ChatHub.Capacity
+        /// How long a connection may send nothing before it is closed.
+        var idleTimeout: Duration
         var events: EventLine
     }
 
@@ -63,7 +65,15 @@ enum ChatApplication {
 
         var app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: ChatLimits.maximumFrameBytes))),
+            server: .init { [webSocketResponder = router.buildResponder()] responder in
+                IdleBoundedChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder,
+                        configuration: .init(
+                            ws: .init(
+                                maxFrameSize: ChatLimits.maximumFrameBytes, autoPing: .enabled(timePeriod: settings.idleTimeout / 2)))),
+                    idleTimeout: .nanoseconds(Int64(settings.idleTimeout / .nanoseconds(1))))
+            },
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "vouch-chat-example"),
             onServerRunning: { channel in
                 settings.events.print("chat", "listening on ws://\(settings.host):\(channel.localAddress?.port ?? settings.port)/rooms/<room>")

@@ -24,7 +24,7 @@ struct ChatServerCommand: AsyncParsableCommand {
             memory: the last 50 of each room. Bounded: --max-sockets in all (past it a socket is \
             closed with 1013, try again later), --max-sockets-per-user (4009), 20 frames a second \
             from a socket with a burst of 40 (past it frames are dropped, with one error frame), \
-            16 KiB a frame (1009).
+            16 KiB a frame (1009), --idle-timeout seconds of silence on a connection.
             """)
 
     @Option(name: .long, help: "Vouch's public URL: the access tokens' issuer, its JWKS and its event stream.")
@@ -53,6 +53,9 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Sockets one user of one app may hold at most.")
     var maxSocketsPerUser = 8
 
+    @Option(name: .long, help: "Seconds a connection may send nothing; a room socket is pinged twice as often, and its pong counts.")
+    var idleTimeout: Double = 60
+
     @Flag(name: .long, help: "Stamp each line with Unix milliseconds instead of the time of day (for scripts).")
     var unixTimestamps = false
 
@@ -63,6 +66,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         guard (0.5...300).contains(reauthenticationWindow) else { throw ValidationError("--reauthentication-window is 0.5…300 seconds") }
         guard (1...100_000).contains(maxSockets) else { throw ValidationError("--max-sockets is 1…100000") }
         guard (1...1_000).contains(maxSocketsPerUser) else { throw ValidationError("--max-sockets-per-user is 1…1000") }
+        guard (1...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout is 1…3600 seconds") }
     }
 
     func run() async throws {
@@ -74,7 +78,8 @@ struct ChatServerCommand: AsyncParsableCommand {
             .init(
                 host: host, port: port, vouchURL: url, audience: audience, credential: credential,
                 reauthenticationWindow: .milliseconds(Int64(reauthenticationWindow * 1000)),
-                capacity: .init(sockets: maxSockets, socketsPerUser: maxSocketsPerUser), events: EventLine(unixStamps: unixTimestamps)),
+                capacity: .init(sockets: maxSockets, socketsPerUser: maxSocketsPerUser),
+                idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), events: EventLine(unixStamps: unixTimestamps)),
             logger: logger)
         try await app.runService()
     }
