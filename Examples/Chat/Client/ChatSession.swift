@@ -213,7 +213,7 @@ actor ChatSession {
                 remember(token)
                 return
             } catch {
-                if await client.currentState.user == nil { return }
+                if client.currentState.user == nil { return }
                 if attempt == 19 { out.print("chat", "no fresh token: \(error)") }
                 try? await Task.sleep(for: .milliseconds(250))
             }

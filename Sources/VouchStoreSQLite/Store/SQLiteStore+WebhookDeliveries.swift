@@ -11,8 +11,8 @@ extension SQLiteStore {
     /// On the one writer, so no two claims overlap; the lease is what keeps a delivery from a
     /// second worker while an attempt is under way, and what frees it when the worker died. The
     /// due deliveries are walked in the index's order (`webhook_deliveries_due`), never sorted:
-    /// a backlog costs a claim only the rows it takes and the users' earlier events it skips.
-    /// One read finds the claimed deliveries with their events and endpoints, one write leases them.
+    /// a backlog costs a claim only the rows it takes and the users' earlier events it skips. One
+    /// query reads the claimed deliveries with their events and endpoints; each is leased by rowid.
     public func claimWebhookDeliveries(now: Int64, lease: Int64, limit: Int) async throws -> [ClaimedWebhookDelivery] {
         try await transaction("claimWebhookDeliveries", invalidating: .none) { db in
             let leaseUntil = now + lease
@@ -28,11 +28,12 @@ extension SQLiteStore {
                         AND p.position < d.position AND p.state = 'pending')
                 ORDER BY d.next_attempt_at LIMIT ?2
                 """, [.int64(now), .int64(Int64(max(0, limit)))])
-            guard !due.isEmpty else { return [] }
-            let rowids = try due.map { SQLiteData.int64(try $0.int64("claimed_rowid")) }
-            let placeholders = Array(repeating: "?", count: rowids.count).joined(separator: ", ")
-            try db.execute(
-                "UPDATE webhook_deliveries SET lease_until = ? WHERE rowid IN (\(placeholders))", [.int64(leaseUntil)] + rowids)
+            // One cached statement a row: a list of placeholders as long as the claim would be a
+            // new statement for every length, crowding the statement cache.
+            for row in due {
+                try db.execute(
+                    "UPDATE webhook_deliveries SET lease_until = ? WHERE rowid = ?", [.int64(leaseUntil), .int64(try row.int64("claimed_rowid"))])
+            }
             return try due.map { row in
                 ClaimedWebhookDelivery(
                     delivery: try WebhookDelivery(row: row), url: try row.text("url"), secret: try row.text("secret"),
