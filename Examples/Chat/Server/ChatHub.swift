@@ -250,7 +250,3 @@ actor ChatHub {
         sockets[id] = socket
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

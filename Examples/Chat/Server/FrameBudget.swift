@@ -15,9 +15,7 @@ struct FrameBudget {
 
     /// Takes one frame's token, if there is one.
     mutating func take(now: ContinuousClock.Instant = .now) -> Bool {
-        let elapsed = now - refilledAt
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        tokens = min(burst, tokens + seconds * perSecond)
+        tokens = min(burst, tokens + (now - refilledAt).seconds * perSecond)
         refilledAt = now
         guard tokens >= 1 else { return false }
         tokens -= 1
